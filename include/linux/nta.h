@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Network tree allocator (NTA): a per-CPU allocator for skb head data.
+ *
+ * Memory comes in naturally aligned blocks of pages owned by one CPU.
+ * Requests are rounded up to a cache line ("unit"), not to a power of
+ * two; free chunks are kept on per-size lists and merged with their free
+ * neighbours as soon as they are freed.  See
+ * Documentation/networking/nta.rst.
+ */
+#ifndef _LINUX_NTA_H
+#define _LINUX_NTA_H
+
+#include <linux/types.h>
+#include <linux/gfp_types.h>
+#include <linux/jump_label.h>
+
+/**
+ * struct nta_stats - allocator counters, summed over CPUs or for one CPU
+ * @allocs: successful nta_alloc() calls
+ * @frees: objects returned to their block (local frees and drained ones)
+ * @remote_frees: nta_free() calls made on a CPU that does not own the object
+ * @drains: times an owner emptied its remote-free list and found work
+ * @kicks: times a remote freer asked an idle owner to drain
+ * @grows: blocks added beyond the reserve
+ * @returns: blocks given back to the page allocator
+ * @failures: nta_alloc() calls that returned NULL
+ * @bad_frees: nta_free() calls rejected as invalid (pool left untouched)
+ * @fallbacks: heads the skb layer allocated elsewhere while NTA was on
+ * @inuse_objects: live objects
+ * @requested_bytes: bytes asked for by live objects
+ * @reserved_bytes: bytes NTA holds for live objects (whole units)
+ * @kmalloc_bytes: bytes kmalloc would hold for the same live objects
+ * @blocks: blocks owned
+ * @block_bytes: bytes of all blocks owned
+ * @free_bytes: bytes on the free lists
+ * @largest_free: largest free chunk in bytes
+ */
+struct nta_stats {
+	u64 allocs;
+	u64 frees;
+	u64 remote_frees;
+	u64 drains;
+	u64 kicks;
+	u64 grows;
+	u64 returns;
+	u64 failures;
+	u64 bad_frees;
+	u64 fallbacks;
+	s64 inuse_objects;
+	s64 requested_bytes;
+	s64 reserved_bytes;
+	s64 kmalloc_bytes;
+	u64 blocks;
+	u64 block_bytes;
+	u64 free_bytes;
+	u64 largest_free;
+};
+
+#ifdef CONFIG_NET_NTA
+
+DECLARE_STATIC_KEY_TRUE(nta_enabled_key);
+
+/**
+ * nta_enabled - should new skb heads come from NTA?
+ *
+ * Follows the ``nta=`` boot parameter and the ``net.core.nta`` sysctl.
+ * Objects allocated while NTA was on are freed to NTA whatever the
+ * switch says later; callers remember where each object came from.
+ *
+ * Return: true when new allocations should be served by NTA.
+ */
+static inline bool nta_enabled(void)
+{
+	return static_branch_likely(&nta_enabled_key);
+}
+
+void *nta_alloc(unsigned int size, gfp_t gfp);
+void nta_free(void *ptr, unsigned int size);
+unsigned int nta_alloc_size(unsigned int size);
+unsigned int nta_max_size(void);
+bool nta_owns(const void *ptr);
+void nta_count_fallback(void);
+void nta_get_stats(struct nta_stats *stats, int cpu);
+void nta_drain_all(void);
+
+#else /* CONFIG_NET_NTA */
+
+static inline bool nta_enabled(void)
+{
+	return false;
+}
+
+static inline void *nta_alloc(unsigned int size, gfp_t gfp)
+{
+	return NULL;
+}
+
+static inline void nta_free(void *ptr, unsigned int size)
+{
+}
+
+static inline unsigned int nta_alloc_size(unsigned int size)
+{
+	return 0;
+}
+
+static inline unsigned int nta_max_size(void)
+{
+	return 0;
+}
+
+static inline bool nta_owns(const void *ptr)
+{
+	return false;
+}
+
+static inline void nta_count_fallback(void)
+{
+}
+
+static inline void nta_drain_all(void)
+{
+}
+
+#endif /* CONFIG_NET_NTA */
+
+#endif /* _LINUX_NTA_H */

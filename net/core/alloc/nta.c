@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA per-CPU glue: which CPU owns what, where blocks come from, and how
+ * frees from the wrong CPU find their way home.
+ *
+ * Every CPU owns a pool (nta_core.c) under a local lock; there is no
+ * shared lock anywhere on the allocation or free path.  A pool starts with
+ * nta_reserve= bytes of blocks, allocated when its CPU comes online and
+ * never given back: that reserve is what keeps network memory apart from
+ * the rest of the system.  Beyond it, pools grow with atomic page
+ * allocations up to nta_max= and give a block back as soon as its last
+ * object is freed.
+ *
+ * An object freed on a CPU that does not own it is pushed on the owner's
+ * lock-less remote list (nta_remote_free()); the owner drains the list on
+ * its next nta_alloc() or nta_free().  The freer that queues the
+ * NTA_KICK_THRESHOLD-th object kicks the owner with an irq_work, so an idle
+ * owner does not sit on freed memory.  Pools of offline CPUs are drained by
+ * the hotplug callback and, afterwards, by a work item.
+ *
+ * A global bitmap with one bit per block-sized, block-aligned range of
+ * physical memory says which ranges are NTA blocks, so a foreign pointer is
+ * recognised without reading memory NTA does not own, and without
+ * borrowing a struct page field.
+ */
+
+#define pr_fmt(fmt) "nta: " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/gfp.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/nta.h>
+#include <linux/percpu.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "nta_internal.h"
+
+#define NTA_DEFAULT_RESERVE	(256 * 1024)
+#define NTA_DEFAULT_MAX		(64 * 1024 * 1024)
+
+DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
+EXPORT_SYMBOL(nta_enabled_key);
+
+unsigned int nta_reserve_blocks __read_mostly;
+unsigned int nta_max_blocks __read_mostly;
+bool nta_warn_bad_free __read_mostly = true;
+
+static bool nta_boot_enabled __initdata = true;
+static unsigned long nta_reserve_bytes __initdata = NTA_DEFAULT_RESERVE;
+static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
+
+bool nta_ready __read_mostly;
+
+/* One bit per NTA_BLOCK_SIZE range of physical memory: is it a block? */
+static unsigned long *nta_block_map __read_mostly;
+static unsigned long nta_block_map_bits __read_mostly;
+
+static void nta_drain_offline(struct work_struct *work);
+static DECLARE_WORK(nta_offline_work, nta_drain_offline);
+
+static int __init nta_setup(char *str)
+{
+	if (!strcmp(str, "on")) {
+		nta_boot_enabled = true;
+	} else if (!strcmp(str, "off")) {
+		nta_boot_enabled = false;
+	} else {
+		pr_warn("invalid nta=%s, expected on or off; keeping on\n", str);
+		nta_boot_enabled = true;
+	}
+	return 1;
+}
+__setup("nta=", nta_setup);
+
+static int __init nta_parse_bytes(const char *name, char *str,
+				  unsigned long *bytes, unsigned long def)
+{
+	unsigned long long val;
+	char *end;
+
+	val = memparse(str, &end);
+	if (*end || val < NTA_BLOCK_SIZE || val > (1ULL << 40)) {
+		pr_warn("invalid %s=%s, expected a size from %lu to 1T; using %lu KiB\n",
+			name, str, NTA_BLOCK_SIZE, def >> 10);
+		*bytes = def;
+	} else {
+		*bytes = val;
+	}
+	return 1;
+}
+
+static int __init nta_reserve_setup(char *str)
+{
+	return nta_parse_bytes("nta_reserve", str, &nta_reserve_bytes,
+			       NTA_DEFAULT_RESERVE);
+}
+__setup("nta_reserve=", nta_reserve_setup);
+
+static int __init nta_max_setup(char *str)
+{
+	return nta_parse_bytes("nta_max", str, &nta_max_bytes, NTA_DEFAULT_MAX);
+}
+__setup("nta_max=", nta_max_setup);
+
+/*
+ * NUMA policy, in one place: a CPU's blocks come from the memory nearest
+ * to that CPU, because the owner is the only one that allocates from and
+ * merges in them, and most heads are written by the CPU that receives.
+ */
+static int nta_block_node(unsigned int cpu)
+{
+	return cpu_to_mem(cpu);
+}
+
+static unsigned long nta_block_index(const void *ptr)
+{
+	return PHYS_PFN(__pa(ptr)) >> NTA_BLOCK_ORDER;
+}
+
+/**
+ * nta_owns - is @ptr inside an NTA block?
+ * @ptr: any pointer
+ *
+ * Reads only NTA's own block map, never the memory @ptr points to.
+ *
+ * Return: true when @ptr lies in a block that NTA currently owns.
+ */
+bool nta_owns(const void *ptr)
+{
+	unsigned long idx;
+
+	if (unlikely(!ptr || !virt_addr_valid(ptr)))
+		return false;
+	idx = nta_block_index(ptr);
+	return idx < nta_block_map_bits && test_bit(idx, nta_block_map);
+}
+EXPORT_SYMBOL(nta_owns);
+
+static struct nta_block *nta_new_block(unsigned int cpu, gfp_t gfp)
+{
+	struct page *page;
+	void *mem;
+
+	/*
+	 * Compound, so that hardened usercopy checks copies against the whole
+	 * block and nothing beyond it.  Never from the emergency reserves:
+	 * those stay with the page allocator's own pfmemalloc logic.
+	 */
+	page = alloc_pages_node(nta_block_node(cpu),
+				gfp | __GFP_COMP | __GFP_NOWARN | __GFP_NOMEMALLOC,
+				NTA_BLOCK_ORDER);
+	if (!page)
+		return NULL;
+	mem = page_address(page);
+	if (unlikely(nta_block_index(mem) >= nta_block_map_bits)) {
+		/* Memory hot-added after boot is not covered by the map. */
+		__free_pages(page, NTA_BLOCK_ORDER);
+		return NULL;
+	}
+	set_bit(nta_block_index(mem), nta_block_map);
+	return mem;
+}
+
+static void nta_release_blocks(struct list_head *released)
+{
+	struct nta_block *blk, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(blk, tmp, released, link) {
+		clear_bit(nta_block_index(blk), nta_block_map);
+		__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+		n++;
+	}
+	if (n)
+		this_cpu_add(nta_cpu.stats.returns, n);
+}
+
+/* Slow path: the free lists had nothing big enough; try a new block. */
+static noinline void *nta_alloc_grow(struct nta_cpu *c, unsigned int size)
+{
+	struct nta_block *blk;
+
+	if (c->pool.nr_blocks >= nta_max_blocks)
+		return NULL;
+	blk = nta_new_block(smp_processor_id(), GFP_ATOMIC);
+	if (!blk)
+		return NULL;
+	nta_pool_add_block(&c->pool, blk);
+	c->stats.grows++;
+	return nta_pool_alloc(&c->pool, size);
+}
+
+static void nta_drain_locked(struct nta_cpu *c, struct list_head *released)
+{
+	unsigned int n = nta_pool_drain(&c->pool, released);
+
+	if (n) {
+		c->stats.drains++;
+		c->stats.frees += n;
+	}
+}
+
+static void nta_account(struct nta_cpu *c, unsigned int size, int sign)
+{
+	c->stats.inuse_objects += sign;
+	c->stats.requested_bytes += sign * (s64)size;
+	c->stats.reserved_bytes += sign * (s64)(nta_size_to_units(size) * NTA_UNIT);
+	if (IS_ENABLED(CONFIG_NTA_STATS))
+		c->stats.kmalloc_bytes += sign * (s64)kmalloc_size_roundup(size);
+}
+
+/**
+ * nta_alloc - allocate network memory from this CPU's pool
+ * @size: bytes wanted, at most nta_max_size()
+ * @gfp: allocation flags; only __GFP_ZERO changes NTA's behaviour, the
+ *	pool grows with atomic allocations whatever the caller allows
+ *
+ * The object is aligned to a cache line and is freed with nta_free() and
+ * the same @size, on any CPU.
+ *
+ * Context: any context but NMI.
+ * Return: the object, or NULL when @size is 0 or too large, or the pool is
+ * at its limit and the page allocator has nothing; callers fall back.
+ */
+void *nta_alloc(unsigned int size, gfp_t gfp)
+{
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	void *obj;
+
+	if (unlikely(!size || size > NTA_MAX_SIZE || !READ_ONCE(nta_ready)))
+		return NULL;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	nta_drain_locked(c, &released);
+	obj = nta_pool_alloc(&c->pool, size);
+	if (unlikely(!obj))
+		obj = nta_alloc_grow(c, size);
+	if (likely(obj)) {
+		c->stats.allocs++;
+		nta_account(c, size, 1);
+	} else {
+		c->stats.failures++;
+	}
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+
+	if (unlikely(!list_empty(&released)))
+		nta_release_blocks(&released);
+	if (obj && want_init_on_alloc(gfp))
+		memset(obj, 0, size);
+	return obj;
+}
+EXPORT_SYMBOL(nta_alloc);
+
+static void nta_report_bad_free(struct nta_cpu *c, const void *ptr,
+				unsigned int size, const char *why)
+{
+	c->stats.bad_frees++;
+	if (READ_ONCE(nta_warn_bad_free))
+		WARN_ONCE(1, "nta: refusing free of %px size %u (block %px): %s\n",
+			  ptr, size, nta_block_of(ptr), why);
+	else
+		pr_info_ratelimited("refused free of %px size %u (block %px): %s\n",
+				    ptr, size, nta_block_of(ptr), why);
+}
+
+static void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+			    void *ptr, unsigned int size)
+{
+	struct nta_pool *owner = blk->pool;
+	enum nta_bad_free why;
+	bool kick;
+
+	why = nta_remote_free(owner, ptr, size, &kick);
+	if (unlikely(why)) {
+		nta_report_bad_free(c, ptr, size, nta_bad_free_reason(why));
+		return;
+	}
+	c->stats.remote_frees++;
+	nta_account(c, size, -1);
+	if (kick) {
+		c->stats.kicks++;
+		nta_kick_cpu(owner->id);
+	}
+}
+
+/**
+ * nta_free - free an object allocated with nta_alloc()
+ * @ptr: the object
+ * @size: the size passed to nta_alloc()
+ *
+ * On the owning CPU the object is merged with its free neighbours at once;
+ * on any other CPU it is queued for the owner.  A pointer NTA does not own,
+ * a double free, a wrong size or a misaligned pointer is reported once
+ * with a warning, counted, and otherwise ignored: the pool is not touched.
+ *
+ * Context: any context but NMI.
+ */
+void nta_free(void *ptr, unsigned int size)
+{
+	LIST_HEAD(released);
+	struct nta_block *blk;
+	enum nta_bad_free why;
+	struct nta_cpu *c;
+	unsigned long flags;
+
+	if (unlikely(!nta_owns(ptr))) {
+		local_lock_irqsave(&nta_cpu.lock, flags);
+		nta_report_bad_free(this_cpu_ptr(&nta_cpu), ptr, size,
+				    "not an NTA object");
+		local_unlock_irqrestore(&nta_cpu.lock, flags);
+		return;
+	}
+	blk = nta_block_of(ptr);
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	why = nta_check_free(blk, ptr, size);
+	if (unlikely(why)) {
+		nta_report_bad_free(c, ptr, size, nta_bad_free_reason(why));
+	} else if (likely(blk->pool == &c->pool)) {
+		if (want_init_on_free())
+			memset(ptr, 0, size);
+		nta_pool_free(&c->pool, ptr, size, &released);
+		c->stats.frees++;
+		nta_account(c, size, -1);
+	} else {
+		nta_free_remote(c, blk, ptr, size);
+	}
+	nta_drain_locked(c, &released);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+
+	if (unlikely(!list_empty(&released)))
+		nta_release_blocks(&released);
+}
+EXPORT_SYMBOL(nta_free);
+
+/**
+ * nta_alloc_size - bytes NTA sets aside for a request
+ * @size: the request
+ *
+ * Return: @size rounded up to whole units, or 0 when NTA cannot serve it.
+ */
+unsigned int nta_alloc_size(unsigned int size)
+{
+	if (!size || size > NTA_MAX_SIZE)
+		return 0;
+	return nta_size_to_units(size) * NTA_UNIT;
+}
+EXPORT_SYMBOL(nta_alloc_size);
+
+/**
+ * nta_max_size - the largest request NTA serves
+ *
+ * Return: the size in bytes; larger requests must go elsewhere.
+ */
+unsigned int nta_max_size(void)
+{
+	return NTA_MAX_SIZE;
+}
+EXPORT_SYMBOL(nta_max_size);
+
+/**
+ * nta_count_fallback - note a request NTA was asked to serve but did not
+ *
+ * Callers that fall back to another allocator while NTA is enabled call
+ * this, so that the statistics show how often NTA was bypassed.
+ *
+ * Context: any context.
+ */
+void nta_count_fallback(void)
+{
+	this_cpu_inc(nta_cpu.stats.fallbacks);
+}
+EXPORT_SYMBOL(nta_count_fallback);
+
+static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
+{
+	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	const struct nta_pcpu_stats *p = &c->stats;
+	unsigned long largest;
+
+	st->allocs += READ_ONCE(p->allocs);
+	st->frees += READ_ONCE(p->frees);
+	st->remote_frees += READ_ONCE(p->remote_frees);
+	st->drains += READ_ONCE(p->drains);
+	st->kicks += READ_ONCE(p->kicks);
+	st->grows += READ_ONCE(p->grows);
+	st->returns += READ_ONCE(p->returns);
+	st->failures += READ_ONCE(p->failures);
+	st->bad_frees += READ_ONCE(p->bad_frees);
+	st->fallbacks += READ_ONCE(p->fallbacks);
+	st->inuse_objects += READ_ONCE(p->inuse_objects);
+	st->requested_bytes += READ_ONCE(p->requested_bytes);
+	st->reserved_bytes += READ_ONCE(p->reserved_bytes);
+	st->kmalloc_bytes += READ_ONCE(p->kmalloc_bytes);
+	st->blocks += READ_ONCE(c->pool.nr_blocks);
+	st->block_bytes += (u64)READ_ONCE(c->pool.nr_blocks) * NTA_BLOCK_SIZE;
+	st->free_bytes += (u64)READ_ONCE(c->pool.free_units) * NTA_UNIT;
+	largest = nta_pool_largest_free(&c->pool);
+	st->largest_free = max_t(u64, st->largest_free, largest);
+}
+
+/**
+ * nta_get_stats - read NTA's counters
+ * @stats: filled in
+ * @cpu: one CPU, or -1 for the sum over all possible CPUs
+ *
+ * The figures are read without stopping the allocator, so they are a
+ * consistent picture only when the system is quiet.
+ *
+ * Context: any context.
+ */
+void nta_get_stats(struct nta_stats *stats, int cpu)
+{
+	unsigned int i;
+
+	memset(stats, 0, sizeof(*stats));
+	if (cpu >= 0) {
+		nta_add_cpu_stats(stats, cpu);
+		return;
+	}
+	for_each_possible_cpu(i)
+		nta_add_cpu_stats(stats, i);
+}
+EXPORT_SYMBOL(nta_get_stats);
+
+void nta_report_poison(const struct nta_pool *pool, const void *chunk,
+		       unsigned int units, const void *bad)
+{
+	WARN_ONCE(1, "nta: write after free at %px in free chunk %px (%u bytes) of CPU %u\n",
+		  bad, chunk, units * NTA_UNIT, pool->id);
+}
+
+static void nta_kick_fn(struct irq_work *work)
+{
+	struct nta_cpu *c;
+	LIST_HEAD(released);
+	unsigned long flags;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	nta_drain_locked(c, &released);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_release_blocks(&released);
+}
+
+/*
+ * Ask @cpu to drain its remote list.  An offline owner cannot run its
+ * irq_work; its pool is drained from a work item instead.
+ */
+void nta_kick_cpu(unsigned int cpu)
+{
+	if (cpu_online(cpu))
+		irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	else
+		schedule_work(&nta_offline_work);
+}
+
+/* Drain a pool whose CPU is not running; the caller excludes hotplug. */
+static void nta_drain_dead_pool(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	LIST_HEAD(released);
+	unsigned int n;
+
+	n = nta_pool_drain(&c->pool, &released);
+	nta_release_blocks(&released);
+	if (n) {
+		this_cpu_inc(nta_cpu.stats.drains);
+		this_cpu_add(nta_cpu.stats.frees, n);
+	}
+}
+
+static void nta_drain_offline(struct work_struct *work)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			nta_drain_dead_pool(cpu);
+	cpus_read_unlock();
+}
+
+/**
+ * nta_drain_all - make every CPU free what others queued for it, and wait
+ *
+ * Used by the shrinker, by tests and by statistics readers that want
+ * exact block counts.
+ *
+ * Context: process context; may sleep.
+ */
+void nta_drain_all(void)
+{
+	unsigned int cpu;
+
+	if (!READ_ONCE(nta_ready))
+		return;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote))
+			irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	for_each_online_cpu(cpu)
+		irq_work_sync(&per_cpu(nta_cpu, cpu).kick);
+	cpus_read_unlock();
+	schedule_work(&nta_offline_work);
+	flush_work(&nta_offline_work);
+}
+EXPORT_SYMBOL(nta_drain_all);
+
+/*
+ * Runs on @cpu itself as it comes online (CPUHP_AP_ONLINE_DYN), so the
+ * local lock is the right one to take.
+ */
+static int nta_cpu_online(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	LIST_HEAD(released);
+	struct nta_block *blk;
+	unsigned long flags;
+
+	/* Free what was queued while the CPU was away. */
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	nta_drain_locked(c, &released);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_release_blocks(&released);
+
+	while (READ_ONCE(c->pool.nr_blocks) < nta_reserve_blocks) {
+		blk = nta_new_block(cpu, GFP_KERNEL);
+		if (!blk) {
+			pr_warn("CPU %u: only %u of %u reserve blocks\n", cpu,
+				c->pool.nr_blocks, nta_reserve_blocks);
+			break;
+		}
+		local_lock_irqsave(&nta_cpu.lock, flags);
+		nta_pool_add_block(&c->pool, blk);
+		local_unlock_irqrestore(&nta_cpu.lock, flags);
+	}
+	return 0;
+}
+
+/* A CPU is gone: free what others queued for it; its blocks stay. */
+static int nta_cpu_dead(unsigned int cpu)
+{
+	nta_drain_dead_pool(cpu);
+	return 0;
+}
+
+static unsigned long nta_shrink_count(struct shrinker *shrink,
+				      struct shrink_control *sc)
+{
+	unsigned long queued = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		queued += atomic_read(&per_cpu(nta_cpu, cpu).pool.remote_count);
+	return queued ?: SHRINK_EMPTY;
+}
+
+/*
+ * Blocks above the reserve go back the moment they are wholly free; what
+ * memory pressure can still win back is blocks held only by objects that
+ * other CPUs freed and their owners have not drained yet.
+ */
+static unsigned long nta_shrink_scan(struct shrinker *shrink,
+				     struct shrink_control *sc)
+{
+	unsigned long queued = nta_shrink_count(shrink, sc);
+	unsigned int cpu;
+
+	if (queued == SHRINK_EMPTY)
+		return SHRINK_STOP;
+	for_each_possible_cpu(cpu)
+		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote))
+			nta_kick_cpu(cpu);
+	return queued;
+}
+
+static int __init nta_init_block_map(void)
+{
+	nta_block_map_bits = DIV_ROUND_UP(max_pfn, 1UL << NTA_BLOCK_ORDER);
+	nta_block_map = vzalloc(BITS_TO_LONGS(nta_block_map_bits) *
+				sizeof(unsigned long));
+	return nta_block_map ? 0 : -ENOMEM;
+}
+
+static int __init nta_init(void)
+{
+	struct shrinker *shrinker;
+	unsigned int cpu;
+	int ret;
+
+	if (nta_max_bytes < nta_reserve_bytes) {
+		pr_warn("nta_max=%lu is below nta_reserve=%lu; raising it\n",
+			nta_max_bytes, nta_reserve_bytes);
+		nta_max_bytes = nta_reserve_bytes;
+	}
+	nta_reserve_blocks = nta_reserve_bytes / NTA_BLOCK_SIZE;
+	nta_max_blocks = nta_max_bytes / NTA_BLOCK_SIZE;
+
+	ret = nta_init_block_map();
+	if (ret)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+
+		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
+		init_irq_work(&c->kick, nta_kick_fn);
+	}
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
+					NULL, nta_cpu_dead);
+	if (ret < 0)
+		goto fail;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "net/nta:online",
+				nta_cpu_online, NULL);
+	if (ret < 0)
+		goto fail;
+
+	shrinker = shrinker_alloc(0, "nta");
+	if (shrinker) {
+		shrinker->count_objects = nta_shrink_count;
+		shrinker->scan_objects = nta_shrink_scan;
+		shrinker_register(shrinker);
+	}
+
+	if (!nta_boot_enabled)
+		static_branch_disable(&nta_enabled_key);
+	WRITE_ONCE(nta_ready, true);
+	pr_info("unit %u B, block %lu KiB, reserve %u and limit %u blocks per CPU, %s\n",
+		NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_reserve_blocks,
+		nta_max_blocks, nta_boot_enabled ? "on" : "off");
+	return 0;
+
+fail:
+	pr_err("initialisation failed (%d); skb heads use kmalloc\n", ret);
+	static_branch_disable(&nta_enabled_key);
+	return 0;
+}
+core_initcall(nta_init);

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA core: allocation, free and merge inside one pool.
+ *
+ * A pool owns blocks of NTA_BLOCK_SIZE bytes, each aligned to its size.
+ * The first NTA_HDR_UNITS units of a block hold struct nta_block; the rest
+ * is handed out in units of one cache line.  Two bitmaps describe a block:
+ * @used marks the units of live objects (and of the header), @start marks
+ * where each live object begins.  Every maximal run of clear @used bits is
+ * one free chunk, linked through its first unit onto pool->free[length].
+ * pool->nonempty has one bit per list, so the best fit for a request is a
+ * single find_next_bit() over a few words, not a walk over the lists.
+ *
+ * Allocation takes the first chunk of the smallest non-empty list that
+ * fits, marks its units used and puts the remainder back on its list.
+ * Free clears the units and merges the chunk at once with the free runs on
+ * either side, found through @used; so no two free chunks are ever
+ * adjacent, and a block whose objects are all gone is one chunk again.
+ *
+ * Objects freed on another CPU are pushed on the owner's lock-less remote
+ * list and merged when the owner drains it; nothing but the owner ever
+ * touches the lists or the @used and @start bitmaps.
+ */
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/bug.h>
+#include <linux/cache.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/minmax.h>
+#include <linux/poison.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include "nta_core.h"
+
+/* A free chunk, linked through its first unit. */
+struct nta_chunk {
+	struct list_head node;
+};
+
+/* An object on its owner's remote-free list, until the owner drains it. */
+struct nta_remote {
+	struct llist_node node;
+	unsigned int size;
+};
+
+static inline void *nta_unit_addr(struct nta_block *blk, unsigned int unit)
+{
+	return (void *)blk + ((unsigned long)unit << NTA_UNIT_SHIFT);
+}
+
+static inline unsigned int nta_unit_of(const struct nta_block *blk,
+				       const void *ptr)
+{
+	return (ptr - (const void *)blk) >> NTA_UNIT_SHIFT;
+}
+
+static void nta_poison(void *start, unsigned int len)
+{
+	if (IS_ENABLED(CONFIG_NTA_DEBUG))
+		memset(start, POISON_FREE, len);
+}
+
+static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
+			  unsigned int unit, unsigned int units)
+{
+	struct nta_chunk *chunk = nta_unit_addr(blk, unit);
+
+	/* LIFO: the chunk freed last is the one most likely still in cache. */
+	list_add(&chunk->node, &pool->free[units]);
+	__set_bit(units, pool->nonempty);
+	blk->free_units += units;
+	pool->free_units += units;
+}
+
+static void nta_chunk_del(struct nta_pool *pool, struct nta_block *blk,
+			  struct nta_chunk *chunk, unsigned int units)
+{
+	list_del(&chunk->node);
+	if (list_empty(&pool->free[units]))
+		__clear_bit(units, pool->nonempty);
+	blk->free_units -= units;
+	pool->free_units -= units;
+	/* The link is inside the merged chunk now: poison it like the rest. */
+	nta_poison(chunk, sizeof(*chunk));
+}
+
+/**
+ * nta_pool_init - set up an empty pool
+ * @pool: the pool
+ * @id: owner identifier, reported in messages
+ * @reserve: blocks to keep even when they are wholly free
+ */
+void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
+{
+	unsigned int i;
+
+	bitmap_zero(pool->nonempty, NTA_NR_LISTS);
+	for (i = 0; i < NTA_NR_LISTS; i++)
+		INIT_LIST_HEAD(&pool->free[i]);
+	init_llist_head(&pool->remote);
+	atomic_set(&pool->remote_count, 0);
+	INIT_LIST_HEAD(&pool->blocks);
+	pool->nr_blocks = 0;
+	pool->reserve = reserve;
+	pool->free_units = 0;
+	pool->id = id;
+}
+
+/**
+ * nta_pool_add_block - give a pool a new block
+ * @pool: the pool
+ * @mem: NTA_BLOCK_SIZE bytes aligned to NTA_BLOCK_SIZE
+ *
+ * The block becomes one free chunk of NTA_DATA_UNITS units.
+ */
+void nta_pool_add_block(struct nta_pool *pool, void *mem)
+{
+	struct nta_block *blk = mem;
+
+	BUILD_BUG_ON(NTA_HDR_UNITS * NTA_UNIT < sizeof(struct nta_block));
+	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
+	BUILD_BUG_ON(sizeof(struct nta_remote) > NTA_UNIT);
+
+	memset(blk, 0, sizeof(*blk));
+	blk->pool = pool;
+	bitmap_set(blk->used, 0, NTA_HDR_UNITS);
+	list_add(&blk->link, &pool->blocks);
+	pool->nr_blocks++;
+	nta_poison(nta_unit_addr(blk, NTA_HDR_UNITS), NTA_MAX_SIZE);
+	nta_chunk_add(pool, blk, NTA_HDR_UNITS, NTA_DATA_UNITS);
+}
+
+/**
+ * nta_pool_remove_block - take a wholly free block away from its pool
+ * @pool: the pool
+ * @blk: a block of @pool with no live object
+ *
+ * The caller owns the block's memory afterwards.
+ */
+void nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
+{
+	if (blk->free_units) {
+		WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS);
+		nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
+			      NTA_DATA_UNITS);
+	}
+	list_del(&blk->link);
+	pool->nr_blocks--;
+}
+
+static void nta_check_poison(const struct nta_pool *pool, void *obj,
+			     unsigned int units)
+{
+	unsigned int skip = sizeof(struct nta_chunk);
+	void *bad;
+
+	if (!IS_ENABLED(CONFIG_NTA_DEBUG))
+		return;
+	bad = memchr_inv(obj + skip, POISON_FREE, units * NTA_UNIT - skip);
+	if (bad)
+		nta_report_poison(pool, obj, units, bad);
+}
+
+/**
+ * nta_pool_alloc - allocate from a pool's free lists
+ * @pool: the pool
+ * @size: bytes, 1..NTA_MAX_SIZE
+ *
+ * Best fit: the first chunk of the smallest non-empty list that can hold
+ * @size, split if it is larger.
+ *
+ * Return: a unit-aligned object, or NULL when no free chunk is big enough.
+ */
+void *nta_pool_alloc(struct nta_pool *pool, unsigned int size)
+{
+	unsigned int units, len, unit;
+	struct nta_chunk *chunk;
+	struct nta_block *blk;
+
+	if (unlikely(!size || size > NTA_MAX_SIZE))
+		return NULL;
+	units = nta_size_to_units(size);
+	len = find_next_bit(pool->nonempty, NTA_NR_LISTS, units);
+	if (unlikely(len >= NTA_NR_LISTS))
+		return NULL;
+
+	chunk = list_first_entry(&pool->free[len], struct nta_chunk, node);
+	blk = nta_block_of(chunk);
+	unit = nta_unit_of(blk, chunk);
+	nta_chunk_del(pool, blk, chunk, len);
+	if (len > units)
+		nta_chunk_add(pool, blk, unit + units, len - units);
+	nta_check_poison(pool, chunk, units);
+
+	bitmap_set(blk->used, unit, units);
+	__set_bit(unit, blk->start);
+	return chunk;
+}
+
+/**
+ * nta_object_units - length of the live object starting at @unit
+ * @blk: its block
+ * @unit: a unit with its @start bit set
+ *
+ * An object ends where the next one starts or where free space begins.
+ * Both bits are stable while the object is live, so any CPU may ask.
+ *
+ * Return: the object's length in units.
+ */
+unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit)
+{
+	unsigned long next_start, next_free;
+
+	next_start = find_next_bit(blk->start, NTA_BLOCK_UNITS, unit + 1);
+	next_free = find_next_zero_bit(blk->used, NTA_BLOCK_UNITS, unit + 1);
+	return min(next_start, next_free) - unit;
+}
+
+/**
+ * nta_check_free - is (@ptr, @size) a live object of @blk?
+ * @blk: the block @ptr points into; the caller has made sure it is one
+ * @ptr: the pointer being freed
+ * @size: the size it was allocated with
+ *
+ * Reads only @blk's header, so it is safe on any CPU while the object is
+ * live; a bad pointer may race with its block changing, but then it was
+ * a bug already and the report is best effort.
+ *
+ * Return: NTA_FREE_OK, or why the free must be refused.
+ */
+enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
+				 unsigned int size)
+{
+	unsigned long off = ptr - (const void *)blk;
+	unsigned int unit = off >> NTA_UNIT_SHIFT;
+
+	if ((off & (NTA_UNIT - 1)) || unit < NTA_HDR_UNITS)
+		return NTA_FREE_MISALIGNED;
+	if (!test_bit(unit, blk->start))
+		return NTA_FREE_NOT_ALLOCATED;
+	if (test_bit(unit, blk->pending))
+		return NTA_FREE_PENDING;
+	if (!size || size > NTA_MAX_SIZE ||
+	    nta_size_to_units(size) != nta_object_units(blk, unit))
+		return NTA_FREE_WRONG_SIZE;
+	return NTA_FREE_OK;
+}
+
+/*
+ * Merge the units [unit, unit + units), just cleared in @used, with the
+ * free chunks on either side and file the result; a block that is wholly
+ * free again goes to @released instead when the pool holds more blocks
+ * than its reserve.
+ */
+static void nta_merge(struct nta_pool *pool, struct nta_block *blk,
+		      unsigned int unit, unsigned int units,
+		      struct list_head *released)
+{
+	unsigned int first = unit, end = unit + units, edge;
+
+	if (end < NTA_BLOCK_UNITS && !test_bit(end, blk->used)) {
+		edge = find_next_bit(blk->used, NTA_BLOCK_UNITS, end);
+		nta_chunk_del(pool, blk, nta_unit_addr(blk, end), edge - end);
+		end = edge;
+	}
+	/* The header's units are always used, so first - 1 exists. */
+	if (!test_bit(first - 1, blk->used)) {
+		edge = find_last_bit(blk->used, first) + 1;
+		nta_chunk_del(pool, blk, nta_unit_addr(blk, edge), first - edge);
+		first = edge;
+	}
+
+	if (end - first == NTA_DATA_UNITS && pool->nr_blocks > pool->reserve) {
+		nta_pool_remove_block(pool, blk);
+		list_add(&blk->link, released);
+		return;
+	}
+	nta_chunk_add(pool, blk, first, end - first);
+}
+
+/**
+ * nta_pool_free - free an object of @pool on the owner
+ * @pool: the pool that owns the object
+ * @ptr: the object; nta_check_free() said NTA_FREE_OK for it
+ * @size: its size
+ * @released: where a block that became wholly free above the reserve goes
+ */
+void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
+		   struct list_head *released)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	unsigned int unit = nta_unit_of(blk, ptr);
+	unsigned int units = nta_size_to_units(size);
+
+	__clear_bit(unit, blk->start);
+	bitmap_clear(blk->used, unit, units);
+	nta_poison(ptr, units * NTA_UNIT);
+	nta_merge(pool, blk, unit, units, released);
+}
+
+/**
+ * nta_remote_free - queue an object for its owner to free
+ * @owner: the pool that owns the object
+ * @ptr: the object; nta_check_free() said NTA_FREE_OK for it
+ * @size: its size
+ * @kick: set when the owner has enough queued that it should be told
+ *
+ * Any context on any CPU may call this concurrently with the owner and
+ * with other remote freers.  The object's @pending bit makes a second
+ * free of the same object fail instead of corrupting the remote list.
+ *
+ * Return: NTA_FREE_OK, or NTA_FREE_PENDING if the object was already
+ * queued.
+ */
+enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
+				  unsigned int size, bool *kick)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	struct nta_remote *obj = ptr;
+
+	*kick = false;
+	if (test_and_set_bit(nta_unit_of(blk, ptr), blk->pending))
+		return NTA_FREE_PENDING;
+	obj->size = size;
+	llist_add(&obj->node, &owner->remote);
+	*kick = atomic_inc_return(&owner->remote_count) == NTA_KICK_THRESHOLD;
+	return NTA_FREE_OK;
+}
+
+/**
+ * nta_pool_drain - free every object other CPUs queued for @pool
+ * @pool: the pool; the caller is its owner
+ * @released: where blocks that became wholly free above the reserve go
+ *
+ * Return: the number of objects freed.
+ */
+unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
+{
+	struct llist_node *head, *pos, *next;
+	unsigned int count = 0;
+
+	if (llist_empty(&pool->remote))
+		return 0;
+	head = llist_del_all(&pool->remote);
+	llist_for_each_safe(pos, next, head) {
+		struct nta_remote *obj = llist_entry(pos, struct nta_remote, node);
+		struct nta_block *blk = nta_block_of(obj);
+		unsigned int unit = nta_unit_of(blk, obj);
+
+		nta_pool_free(pool, obj, obj->size, released);
+		/*
+		 * Clear pending only once @start is clear, so a racing second
+		 * free sees the object as not allocated rather than queueable.
+		 */
+		clear_bit(unit, blk->pending);
+		count++;
+	}
+	atomic_sub(count, &pool->remote_count);
+	return count;
+}
+
+/**
+ * nta_pool_largest_free - the largest free chunk of a pool
+ * @pool: the pool
+ *
+ * Return: its size in bytes, 0 when the pool has no free chunk.
+ */
+unsigned long nta_pool_largest_free(const struct nta_pool *pool)
+{
+	unsigned long len = find_last_bit(pool->nonempty, NTA_NR_LISTS);
+
+	return len >= NTA_NR_LISTS ? 0 : len * NTA_UNIT;
+}
+
+/**
+ * nta_bad_free_reason - text for a refused free
+ * @why: the reason nta_check_free() or nta_remote_free() gave
+ *
+ * Return: a short description for log messages.
+ */
+const char *nta_bad_free_reason(enum nta_bad_free why)
+{
+	switch (why) {
+	case NTA_FREE_OK:
+		return "ok";
+	case NTA_FREE_MISALIGNED:
+		return "misaligned pointer";
+	case NTA_FREE_NOT_ALLOCATED:
+		return "double free or never allocated";
+	case NTA_FREE_PENDING:
+		return "double free (already queued for its owner)";
+	case NTA_FREE_WRONG_SIZE:
+		return "size does not match the allocation";
+	}
+	return "unknown";
+}

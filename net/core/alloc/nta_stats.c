@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA controls and statistics.
+ *
+ * net.core.nta switches new skb heads between NTA and kmalloc at run time;
+ * heads already allocated are freed to wherever they came from, so the
+ * switch is safe under load and lets a benchmark compare both in one boot.
+ *
+ * debugfs nta/summary has one "name value" line per counter, summed over
+ * CPUs; nta/percpu has the same as a table with a row per CPU; writing
+ * anything to nta/drain makes every CPU free what others queued for it.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/mutex.h>
+#include <linux/nta.h>
+#include <linux/seq_file.h>
+#include <linux/sysctl.h>
+
+#include "nta_internal.h"
+
+static DEFINE_MUTEX(nta_sysctl_mutex);
+
+static int nta_sysctl_enabled(const struct ctl_table *table, int write,
+			      void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table tmp = *table;
+	int val, ret;
+
+	mutex_lock(&nta_sysctl_mutex);
+	val = nta_enabled();
+	tmp.data = &val;
+	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (write && !ret && val != nta_enabled()) {
+		if (val && !READ_ONCE(nta_ready))
+			ret = -ENODEV;
+		else if (val)
+			static_branch_enable(&nta_enabled_key);
+		else
+			static_branch_disable(&nta_enabled_key);
+	}
+	mutex_unlock(&nta_sysctl_mutex);
+	return ret;
+}
+
+static struct ctl_table nta_sysctl_table[] = {
+	{
+		.procname	= "nta",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= nta_sysctl_enabled,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+#define NTA_STAT(name)	{ #name, offsetof(struct nta_stats, name) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} nta_stat_fields[] = {
+	NTA_STAT(allocs), NTA_STAT(frees), NTA_STAT(remote_frees),
+	NTA_STAT(drains), NTA_STAT(kicks), NTA_STAT(grows),
+	NTA_STAT(returns), NTA_STAT(failures), NTA_STAT(bad_frees),
+	NTA_STAT(fallbacks), NTA_STAT(inuse_objects),
+	NTA_STAT(requested_bytes), NTA_STAT(reserved_bytes),
+	NTA_STAT(kmalloc_bytes), NTA_STAT(blocks), NTA_STAT(block_bytes),
+	NTA_STAT(free_bytes), NTA_STAT(largest_free),
+};
+
+/* Every field is 64 bits wide; the gauges are signed. */
+static s64 nta_stat_value(const struct nta_stats *st, unsigned int i)
+{
+	return *(const s64 *)((const void *)st + nta_stat_fields[i].offset);
+}
+
+static int nta_summary_show(struct seq_file *m, void *v)
+{
+	struct nta_stats st;
+	unsigned int i;
+
+	nta_get_stats(&st, -1);
+	for (i = 0; i < ARRAY_SIZE(nta_stat_fields); i++)
+		seq_printf(m, "%s %lld\n", nta_stat_fields[i].name,
+			   nta_stat_value(&st, i));
+	seq_printf(m, "enabled %d\n", nta_enabled());
+	seq_printf(m, "unit %u\n", NTA_UNIT);
+	seq_printf(m, "block_size %lu\n", NTA_BLOCK_SIZE);
+	seq_printf(m, "max_size %u\n", nta_max_size());
+	seq_printf(m, "reserve_blocks %u\n", nta_reserve_blocks);
+	seq_printf(m, "max_blocks %u\n", nta_max_blocks);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nta_summary);
+
+static int nta_percpu_show(struct seq_file *m, void *v)
+{
+	struct nta_stats st;
+	unsigned int cpu, i;
+
+	seq_puts(m, "cpu");
+	for (i = 0; i < ARRAY_SIZE(nta_stat_fields); i++)
+		seq_printf(m, " %s", nta_stat_fields[i].name);
+	seq_putc(m, '\n');
+	for_each_possible_cpu(cpu) {
+		nta_get_stats(&st, cpu);
+		seq_printf(m, "%u", cpu);
+		for (i = 0; i < ARRAY_SIZE(nta_stat_fields); i++)
+			seq_printf(m, " %lld", nta_stat_value(&st, i));
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nta_percpu);
+
+static ssize_t nta_drain_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	nta_drain_all();
+	return count;
+}
+
+static const struct file_operations nta_drain_fops = {
+	.write	= nta_drain_write,
+	.llseek	= noop_llseek,
+};
+
+static int __init nta_stats_init(void)
+{
+	struct dentry *dir;
+
+	if (!register_sysctl("net/core", nta_sysctl_table))
+		pr_warn("nta: cannot register net.core.nta\n");
+
+	dir = debugfs_create_dir("nta", NULL);
+	debugfs_create_file("summary", 0444, dir, NULL, &nta_summary_fops);
+	debugfs_create_file("percpu", 0444, dir, NULL, &nta_percpu_fops);
+	debugfs_create_file("drain", 0200, dir, NULL, &nta_drain_fops);
+	return 0;
+}
+late_initcall(nta_stats_init);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the NTA tooling needs, when missing.
+# apt-get update runs only when something has to be installed.  A non-root
+# user without the packages gets the list and the command to run.
+#
+#   scripts/nta-deps.sh            install what is missing
+#   scripts/nta-deps.sh --check    only report; exit 1 if something is missing
+. "$(dirname "$0")/nta-lib.sh"
+
+pkgs=(
+	gcc make libc6-dev git perl xz-utils	# toolchain, git, checkpatch
+	flex bison bc libelf-dev libssl-dev cpio dwarves ccache	# kernel build
+	qemu-system-x86 busybox-static iperf3	# guest and its tests
+	wrk gnuplot-nox				# demo / benchmark
+)
+# The embedded base tree; a user's own tree (KERNEL_SRC) does not need it.
+[ -n "${KERNEL_SRC:-}" ] || pkgs+=(linux-source-6.12)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || s=
+	[ "$s" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	info "all ${#pkgs[@]} packages present"
+	exit 0
+fi
+[ "${1:-}" = --check ] && { echo "missing packages: ${missing[*]}"; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+	cat >&2 <<MSG
+error: these Debian packages are missing and installing them needs root:
+    ${missing[*]}
+Run:
+    sudo apt-get update && sudo apt-get install -y ${missing[*]}
+MSG
+	exit 1
+fi
+info "installing: ${missing[*]}"
+log=$NTA_LOGS/deps.log
+export DEBIAN_FRONTEND=noninteractive
+{ apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } >"$log" 2>&1 ||
+	fail_log "$log" "apt-get install failed"
+info "installed ${#missing[@]} packages (log: $log)"

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make kernel FLAVOUR=perf|debug: x86_64 tinyconfig + the fragment(s) in
+# tools/testing/selftests/nta/ (config, and config.debug for debug), built
+# out of tree in out/build-<flavour> from the assembled tree out/tree.
+#
+#   scripts/nta-kernel.sh FLAVOUR        configure, check the config, build bzImage
+#   scripts/nta-kernel.sh FLAVOUR w1     rebuild net/core/alloc/ and net/core/skbuff.o
+#                                        with W=1 (and C=1 with sparse); fail on warnings
+# NTA_CONFIG_EXTRA=FILE adds one more fragment (for experiments).
+. "$(dirname "$0")/nta-lib.sh"
+
+flavour=${1:-${FLAVOUR:-perf}}
+mode=${2:-build}
+case $flavour in perf|debug) ;; *) die "FLAVOUR must be perf or debug, not '$flavour'" ;; esac
+nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
+
+B=$NTA_OUT/build-$flavour
+mkdir -p "$B"
+fragdir=$NTA_ROOT/tools/testing/selftests/nta
+frags=("$fragdir/config")
+[ $flavour = debug ] && frags+=("$fragdir/config.debug")
+[ -n "${NTA_CONFIG_EXTRA:-}" ] && frags+=("$NTA_CONFIG_EXTRA")
+for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
+
+export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
+	KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
+kmake=(make -C "$NTA_TREE" O="$B" -j"$(nproc_jobs)")
+if command -v ccache >/dev/null 2>&1; then
+	# Paths below out/ are hashed relative, so another clone hits the cache.
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$NTA_OUT} CCACHE_NOHASHDIR=1
+	kmake+=(CC="ccache gcc")
+fi
+
+# Files the series adds or changes: the ones whose warnings are ours.
+touched_files() {
+	git -C "$NTA_TREE" diff --name-only nta-base nta 2>/dev/null
+}
+
+configure() {
+	local log=$NTA_LOGS/kernel-$flavour-config.log
+	: >"$log"
+	"${kmake[@]}" tinyconfig >>"$log" 2>&1 || fail_log "$log" "make tinyconfig failed"
+	(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "${frags[@]}") >>"$log" 2>&1 ||
+		fail_log "$log" "merge_config.sh failed"
+	"${kmake[@]}" olddefconfig >>"$log" 2>&1 || fail_log "$log" "make olddefconfig failed"
+	check_config
+}
+
+# Every line of the fragments must survive olddefconfig.  A symbol no Kconfig
+# defines is an error too, except on an empty series (pristine base tree),
+# where CONFIG_NET_NTA and friends cannot exist yet: those are reported and skipped.
+check_config() {
+	local res=$B/config-check.txt f line sym want got bad=0 skipped=0 defined empty=0
+	[ "$(git -C "$NTA_TREE" rev-parse nta 2>/dev/null)" = "$(git -C "$NTA_TREE" rev-parse nta-base)" ] && empty=1
+	defined=$(cd "$NTA_TREE" && git grep -hE '^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+' -- '*Kconfig*' |
+		awk '{print "CONFIG_" $2}' | sort -u)
+	: >"$res"
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+				sym=${BASH_REMATCH[1]}; want=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+				sym=${BASH_REMATCH[1]}; want=n
+			else
+				continue
+			fi
+			got=$(sed -n "s/^$sym=//p" "$B/.config")
+			[ -n "$got" ] || got=n
+			[ "$got" = "$want" ] && continue
+			if ! grep -qx "$sym" <<<"$defined"; then
+				if [ $empty = 1 ]; then
+					echo "skip $sym (not defined in the tree; the series is empty)" >>"$res"
+					skipped=$((skipped + 1)); continue
+				fi
+				echo "FAIL $sym=$want asked by ${f#$NTA_ROOT/}: no Kconfig in the tree defines it" >>"$res"
+			else
+				echo "FAIL $sym=$want asked by ${f#$NTA_ROOT/}, .config has ${got/#n/not set} (dependency missing?)" >>"$res"
+			fi
+			bad=$((bad + 1))
+		done <"$f"
+	done
+	grep '^skip' "$res" | sed 's/^/    config: /'
+	if [ $bad -gt 0 ]; then
+		sed -n 's/^FAIL /    config: /p' "$res" >&2
+		die "$bad config option(s) dropped by olddefconfig (fragments: ${frags[*]#$NTA_ROOT/})"
+	fi
+	info "config: every fragment option present in $B/.config${skipped:+ ($skipped skipped)}"
+}
+
+# Run a kernel make in the background; print the object count every 15 s.
+build_with_progress() {	# LOG TARGET...
+	local log=$1; shift
+	local total pid n last=0 t0=$SECONDS
+	total=$(cat "$B/.nta-objcount" 2>/dev/null || true)
+	"${kmake[@]}" "$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 3
+		if [ $((SECONDS - last)) -ge 15 ]; then
+			last=$SECONDS
+			n=$(grep -cE '^ +(CC|AS)  ' "$log")
+			info "[$flavour] $n${total:+/~$total} objects compiled ($(nta_elapsed))"
+		fi
+	done
+	wait $pid
+}
+
+build() {
+	local log=$NTA_LOGS/kernel-$flavour.log n
+	info "building bzImage in $B (log: $log)"
+	build_with_progress "$log" bzImage || fail_log "$log" "kernel build ($flavour) failed"
+	n=$(grep -cE '^ +(CC|AS)  ' "$log")
+	[ "$n" -gt 200 ] && echo "$n" >"$B/.nta-objcount"
+	# Warnings in files the series touches (the base tree has its own, not ours).
+	touched_files | sed 's/[.[\*^$]/\\&/g' >"$B/.touched-re"
+	grep -E 'warning:' "$log" | grep -F -f <(touched_files | grep . || echo /nonexistent/) \
+		>"$B/warnings-touched.txt" || true
+	info "bzImage: $(du -h "$B/arch/x86/boot/bzImage" | cut -f1), $n objects compiled this run," \
+		"$(wc -l <"$B/warnings-touched.txt") warnings in touched files"
+	[ -s "$B/warnings-touched.txt" ] && sed 's/^/    | /' "$B/warnings-touched.txt"
+	rm -f "$B/.touched-re"
+	return 0
+}
+
+w1() {
+	local log=$NTA_LOGS/kernel-$flavour-w1.log targets=(net/core/skbuff.o) extra=()
+	[ -f "$B/.config" ] || die "no $B/.config: run 'make kernel FLAVOUR=$flavour' first"
+	[ -d "$NTA_TREE/net/core/alloc" ] && targets+=(net/core/alloc/)
+	if command -v sparse >/dev/null 2>&1; then extra=(C=1); else info "sparse not installed: W=1 only"; fi
+	info "W=1 ${extra[*]} rebuild of ${targets[*]} (log: $log)"
+	"${kmake[@]}" W=1 "${extra[@]}" "${targets[@]}" >"$log" 2>&1 || fail_log "$log" "W=1 build failed"
+	local warn
+	warn=$(grep -E '(warning|error):' "$log" | grep -E 'net/core/alloc/|net/core/skbuff\.|include/linux/nta\.h' || true)
+	if [ -n "$warn" ]; then
+		echo "$warn" | sed 's/^/    | /'
+		die "W=1: $(echo "$warn" | wc -l) warning(s) in NTA files"
+	fi
+	info "W=1: no warnings in ${targets[*]}"
+}
+
+case $mode in
+build) configure; build ;;
+config) configure ;;
+w1) w1 ;;
+*) die "unknown mode '$mode'" ;;
+esac

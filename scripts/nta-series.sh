@@ -1,0 +1,384 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make series / make refresh: between the repository's series description and
+# branch `nta` of the assembled tree out/tree.
+#
+# The model.  New kernel files live whole in the repository at their kernel
+# paths, in their FINAL state.  patches/series lists the logical patches in
+# order, one a line:
+#
+#     <slug> <new files this patch adds...>        (# starts a comment)
+#
+# patches/<slug>.msg is the commit message (subject, blank line, body,
+# Signed-off-by: Name <mail>; the first Signed-off-by is the author).
+# patches/<slug>.diff, optional, is a unified git diff of the patch's changes
+# to files that exist at that point: base-tree files, or new files of an
+# EARLIER patch (e.g. the KUnit patch adding a line to net/core/alloc/Makefile).
+# patches/cover-letter.txt, optional, is the cover letter's body.
+#
+# Assembly (series):  S_N = base + every diff, in order, applied to base-tree
+# files only + all new files in their final state.  Then backwards:
+# S_{k-1} = S_k with diff k reverse-applied and patch k's new files removed;
+# S_0 must equal the base.  S_1..S_N are committed on branch nta on top of
+# tag nta-base, exported with git format-patch --cover-letter to out/series/,
+# and verified by git am on a pristine worktree of the base (out/am-verify).
+#
+# Refresh: branch nta, commit by commit: files a commit adds become that
+# patch's new files (final content copied from the branch tip into the repo),
+# the rest of the commit's diff becomes patches/<slug>.diff, its message the
+# .msg.  A .diff or series file that is already equivalent is left untouched,
+# so series -> refresh changes nothing.  Slugs travel with the commits as git
+# notes (refs/notes/nta-slug; kept through amend and rebase).
+#
+#   scripts/nta-series.sh series|refresh|verify
+. "$(dirname "$0")/nta-lib.sh"
+
+SERIES_OUT=$NTA_OUT/series
+AMWT=$NTA_OUT/am-verify
+STAMP=$NTA_OUT/series.stamp	# "<input hash> <nta commit>" of the last assembly
+NOTES=refs/notes/nta-slug
+
+T() { git -C "$NTA_TREE" "$@"; }
+
+need_tree() {
+	nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
+}
+
+# Parse the series into slugs[] and nfiles[] (space-separated new files).
+load_series() {
+	slugs=(); nfiles=()
+	local slug rest seen=" " f
+	while read -r slug rest; do
+		[[ $slug =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "patches/series: bad slug '$slug'"
+		case $seen in *" $slug "*) die "patches/series: slug '$slug' listed twice" ;; esac
+		seen+="$slug "
+		slugs+=("$slug"); nfiles+=("$rest")
+	done < <(series_entries)
+	allnew=" "
+	for rest in "${nfiles[@]}"; do
+		for f in $rest; do
+			case $allnew in *" $f "*) die "patches/series: $f is added by two patches" ;; esac
+			allnew+="$f "
+		done
+	done
+}
+
+# Paths a git diff touches (both sides).
+diff_paths() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$1" | sort -u
+}
+
+author_of() {	# MSGFILE -> "Name <mail>" of the first Signed-off-by
+	sed -n 's/^Signed-off-by:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' "$1" | head -1
+}
+
+input_hash() {
+	{
+		nta_base
+		[ -f "$NTA_PATCHES/series" ] && cat "$NTA_PATCHES/series"
+		local s f
+		for s in "${slugs[@]}"; do
+			for f in "$NTA_PATCHES/$s.msg" "$NTA_PATCHES/$s.diff"; do
+				[ -f "$f" ] && { echo "== $f"; cat "$f"; }
+			done
+		done
+		[ -f "$NTA_PATCHES/cover-letter.txt" ] && cat "$NTA_PATCHES/cover-letter.txt"
+		for f in $allnew; do echo "== $f $(stat -c %a "$NTA_SRC/$f" 2>/dev/null)"; cat "$NTA_SRC/$f" 2>/dev/null; done
+	} | sha1sum | cut -d' ' -f1
+}
+
+# Refuse to throw away work done in out/tree that was not refreshed back.
+guard_tree() {
+	[ -n "${FORCE:-}" ] && return 0
+	if [ -n "$(T status --porcelain -uno 2>/dev/null | head -1)" ]; then
+		die "$NTA_TREE has uncommitted changes; commit them on branch nta and run 'make refresh'," \
+			"or discard them (FORCE=1 make series)"
+	fi
+	local tip recorded
+	tip=$(T rev-parse -q --verify refs/heads/nta 2>/dev/null) || return 0
+	[ "$tip" = "$(nta_base)" ] && return 0
+	recorded=$(cut -d' ' -f2 "$STAMP" 2>/dev/null)
+	[ "$tip" = "$recorded" ] ||
+		die "branch nta in $NTA_TREE has commits that are not in the repository;" \
+			"run 'make refresh' first (or FORCE=1 make series to drop them)"
+}
+
+cmd_series() {
+	need_tree
+	load_series
+	local N=${#slugs[@]} k s f p hash log=$NTA_LOGS/series.log
+	: >"$log"
+	for ((k = 0; k < N; k++)); do
+		s=${slugs[k]}
+		[ -f "$NTA_PATCHES/$s.msg" ] || die "patches/$s.msg missing (commit message of patch '$s')"
+		[ -n "$(author_of "$NTA_PATCHES/$s.msg")" ] || die "patches/$s.msg has no Signed-off-by: line"
+		for f in ${nfiles[k]}; do
+			[ -f "$NTA_SRC/$f" ] || die "patches/series: patch '$s' adds $f, which is not in the repository"
+			T cat-file -e "nta-base:$f" 2>/dev/null &&
+				die "patches/series: $f (patch '$s') exists in the base tree; its changes belong in patches/$s.diff"
+		done
+	done
+	hash=$(input_hash)
+	if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$hash $(T rev-parse -q --verify refs/heads/nta)" ] &&
+	   [ -d "$SERIES_OUT" ] && [ "$(T symbolic-ref -q --short HEAD)" = nta ]; then
+		info "series up to date: $N patches on branch nta, $SERIES_OUT/"
+		return 0
+	fi
+	guard_tree
+
+	local W snaps touched=()
+	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-series.XXXXXX")
+	trap 'rm -rf "$W"' EXIT
+	snaps=$W/snap
+	mkdir -p "$W/s" "$snaps"
+	git init -q "$W/s"
+
+	# Every path the series touches.
+	mapfile -t touched < <({
+		for f in $allnew; do echo "$f"; done
+		for s in "${slugs[@]}"; do [ -f "$NTA_PATCHES/$s.diff" ] && diff_paths "$NTA_PATCHES/$s.diff"; done
+	} | grep -v '^/dev/null$' | sort -u)
+
+	# S_N: base files of the touched paths, every diff applied in order to them.
+	local inbase=()
+	[ ${#touched[@]} -gt 0 ] && mapfile -t inbase < <(T ls-tree -r --name-only nta-base -- "${touched[@]}")
+	[ ${#inbase[@]} -gt 0 ] && { T archive nta-base -- "${inbase[@]}" | tar -x -C "$W/s"; }
+	local excl=()
+	for f in $allnew; do excl+=(--exclude="$f"); done
+	for ((k = 0; k < N; k++)); do
+		s=${slugs[k]}; p=$NTA_PATCHES/$s.diff
+		[ -f "$p" ] || continue
+		for f in ${nfiles[k]}; do
+			diff_paths "$p" | grep -qx "$f" &&
+				die "patches/$s.diff changes $f, a file the same patch adds; edit the file itself"
+		done
+		if ! git -C "$W/s" apply -v --whitespace=nowarn "${excl[@]}" "$p" >"$W/apply.out" 2>&1; then
+			echo "error: patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree:" >&2
+			grep -E '^(error|Checking|Hunk|Applying|Applied|Skipped)|^[^H]' "$W/apply.out" | sed 's/^/    | /' >&2
+			exit 1
+		fi
+	done
+	for f in $allnew; do
+		mkdir -p "$W/s/$(dirname "$f")"
+		cp -p "$NTA_SRC/$f" "$W/s/$f"
+	done
+
+	# Backwards: S_{k-1} = S_k - diff k - new files of k.
+	for ((k = N; k >= 1; k--)); do
+		s=${slugs[k - 1]}; p=$NTA_PATCHES/$s.diff
+		mkdir -p "$snaps/$k"
+		(cd "$W/s" && tar -c --exclude=./.git .) | tar -x -C "$snaps/$k"
+		if [ -f "$p" ] && ! git -C "$W/s" apply -v -R --whitespace=nowarn "$p" >"$W/apply.out" 2>&1; then
+			echo "error: patches/$s.diff (patch $k/$N) does not reverse-apply to the state after it;" \
+				"does it change a new file of a later patch, or do the new files not contain its changes?" >&2
+			sed 's/^/    | /' "$W/apply.out" >&2
+			exit 1
+		fi
+		for f in ${nfiles[k - 1]}; do rm -f "$W/s/$f"; done
+	done
+	# S_0 must be the base again.
+	mkdir -p "$W/base"
+	[ ${#inbase[@]} -gt 0 ] && { T archive nta-base -- "${inbase[@]}" | tar -x -C "$W/base"; }
+	if ! diff -r -x .git "$W/base" "$W/s" >"$W/s0.diff" 2>&1; then
+		echo "error: undoing the series does not give back the base tree (a diff that applies twice?):" >&2
+		head -20 "$W/s0.diff" | sed 's/^/    | /' >&2
+		exit 1
+	fi
+
+	# Forward: commit S_1..S_N on branch nta.
+	local date
+	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null) || date=
+	[ -n "$date" ] || date=$(T log -1 --format=%ct nta-base)
+	T checkout -q -f -B nta nta-base >>"$log" 2>&1 || fail_log "$log" "cannot check out nta-base in $NTA_TREE"
+	for ((k = 1; k <= N; k++)); do
+		s=${slugs[k - 1]}
+		for f in "${touched[@]}"; do
+			if [ -e "$snaps/$k/$f" ]; then
+				mkdir -p "$NTA_TREE/$(dirname "$f")"
+				cp -p "$snaps/$k/$f" "$NTA_TREE/$f"
+			else
+				rm -f "$NTA_TREE/$f"
+			fi
+		done
+		T update-index --add --remove -- "${touched[@]}" >>"$log" 2>&1 || fail_log "$log" "git update-index failed"
+		T diff --cached --quiet && die "patch $k '$s' changes nothing"
+		local a name mail
+		a=$(author_of "$NTA_PATCHES/$s.msg"); name=${a% <*}; mail=${a##*<}; mail=${mail%>}
+		GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$mail GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$mail \
+		GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
+			T commit -q --no-verify --cleanup=verbatim -F "$NTA_PATCHES/$s.msg" >>"$log" 2>&1 ||
+			fail_log "$log" "commit of patch $k '$s' failed"
+		T notes --ref=$NOTES add -f -m "$s" HEAD >>"$log" 2>&1
+		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s HEAD) ($(T diff --shortstat HEAD^ HEAD | sed 's/^ //'))"
+	done
+	T checkout -q nta 2>/dev/null
+
+	export_series "$N"
+	echo "$hash $(T rev-parse nta)" >"$STAMP"
+	rm -rf "$W"; trap - EXIT
+	verify "$N"
+}
+
+export_series() {
+	local N=$1 log=$NTA_LOGS/series.log cover=$SERIES_OUT/0000-cover-letter.patch
+	rm -rf "$SERIES_OUT"; mkdir -p "$SERIES_OUT"
+	if [ "$N" = 0 ]; then
+		info "the series is empty (patches/series lists no patch): nothing to export"
+		return 0
+	fi
+	T format-patch -q --cover-letter --subject-prefix='PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
+		>>"$log" 2>&1 || fail_log "$log" "git format-patch failed"
+	local body=$NTA_PATCHES/cover-letter.txt
+	awk -v body="$body" '
+		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
+		/^\*\*\* BLURB HERE \*\*\*$/ {
+			if ((getline line < body) > 0) { print line; while ((getline line < body) > 0) print line }
+			else print "(cover letter placeholder: write patches/cover-letter.txt)"
+			next
+		}
+		{ print }' "$cover" >"$cover.new" && mv "$cover.new" "$cover"
+	info "exported $N patches + cover letter to ${SERIES_OUT#$NTA_ROOT/}/"
+}
+
+# git am of out/series onto a pristine worktree of the base; same tree as nta?
+verify() {
+	need_tree
+	local N=${1:-$(ls "$SERIES_OUT"/[0-9]*.patch 2>/dev/null | grep -vc 0000-cover-letter)}
+	local log=$NTA_LOGS/am-verify.log
+	if [ "$N" = 0 ]; then
+		info "git am verification: empty series, nothing to apply"
+		return 0
+	fi
+	: >"$log"
+	if [ ! -e "$AMWT/.git" ]; then
+		T worktree prune
+		T worktree add -f --detach "$AMWT" nta-base >>"$log" 2>&1 || fail_log "$log" "git worktree add failed"
+	fi
+	git -C "$AMWT" am --abort >/dev/null 2>&1
+	git -C "$AMWT" checkout -q -f --detach nta-base >>"$log" 2>&1 &&
+	git -C "$AMWT" clean -q -f -d -x >>"$log" 2>&1 || fail_log "$log" "cannot reset $AMWT to nta-base"
+	local patches=()
+	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter.patch$')
+	if ! git -C "$AMWT" -c user.name=nta-verify -c user.email=nta@localhost am --whitespace=nowarn \
+		"${patches[@]}" >>"$log" 2>&1; then
+		git -C "$AMWT" am --abort >/dev/null 2>&1
+		fail_log "$log" "out/series/ does not apply with git am to a pristine base ($(T log -1 --format=%h nta-base))"
+	fi
+	[ "$(git -C "$AMWT" rev-parse 'HEAD^{tree}')" = "$(T rev-parse 'nta^{tree}')" ] ||
+		die "git am of out/series/ gives a different tree than branch nta"
+	info "git am verification: ${#patches[@]} patches apply to a pristine base, same tree as branch nta"
+}
+
+slug_from_subject() {
+	local s=${1#net: nta: }
+	s=$(echo "$s" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//' | cut -c1-40)
+	echo "${s%-}"
+}
+
+write_if_changed() {	# DEST (content on stdin)
+	local tmp
+	tmp=$(mktemp)
+	cat >"$tmp"
+	if [ -f "$1" ] && cmp -s "$tmp" "$1"; then rm -f "$tmp"; return 1; fi
+	mkdir -p "$(dirname "$1")"
+	mv "$tmp" "$1"; chmod 644 "$1"
+	return 0
+}
+
+cmd_refresh() {
+	need_tree
+	load_series
+	T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"
+	[ -z "$(T status --porcelain -uno | head -1)" ] ||
+		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
+	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
+	local commits=() c k=0 s subj seen=" " newf changed=0 tmpidx
+	mapfile -t commits < <(T rev-list --reverse --topo-order nta-base..nta)
+	for c in "${commits[@]}"; do
+		[ "$(T rev-list --parents -n1 "$c" | wc -w)" = 2 ] || die "commit $c on nta is a merge; keep the branch linear"
+	done
+	# Old entries by slug, and old slugs by subject.
+	declare -A oldfiles bysubj
+	for ((k = 0; k < ${#slugs[@]}; k++)); do
+		oldfiles[${slugs[k]}]=${nfiles[k]}
+		[ -f "$NTA_PATCHES/${slugs[k]}.msg" ] && bysubj[$(head -1 "$NTA_PATCHES/${slugs[k]}.msg")]=${slugs[k]}
+	done
+	local newslugs=() newfiles=()
+	tmpidx=$(mktemp)
+	for c in "${commits[@]}"; do
+		subj=$(T log -1 --format=%s "$c")
+		s=$(T notes --ref=$NOTES show "$c" 2>/dev/null | head -1)
+		[ -n "$s" ] || s=${bysubj[$subj]:-}
+		[ -n "$s" ] || s=$(slug_from_subject "$subj")
+		[ -n "$s" ] || s=patch
+		case $seen in *" $s "*) s=$s-$((${#newslugs[@]} + 1)) ;; esac
+		seen+="$s "
+		mapfile -t newf < <(T diff-tree -r --no-commit-id --name-only --no-renames --diff-filter=A "$c^" "$c")
+		# Keep the series' file order when the set is unchanged.
+		if [ -n "${oldfiles[$s]+x}" ] &&
+		   [ "$(tr ' ' '\n' <<<"${oldfiles[$s]}" | grep . | sort)" = "$(printf '%s\n' "${newf[@]}" | grep . | sort)" ]; then
+			read -ra newf <<<"${oldfiles[$s]}"
+		fi
+		newslugs+=("$s"); newfiles+=("${newf[*]}")
+
+		# Commit message, byte for byte.
+		T cat-file commit "$c" | sed '1,/^$/d' | write_if_changed "$NTA_PATCHES/$s.msg" &&
+			{ info "wrote patches/$s.msg"; changed=1; }
+		# The rest of the commit's diff.
+		local excl=(.) f dp=$NTA_PATCHES/$s.diff
+		for f in "${newf[@]}"; do [ -n "$f" ] && excl+=(":(exclude)$f"); done
+		if T diff --quiet "$c^" "$c" -- "${excl[@]}"; then
+			[ -f "$dp" ] && { rm -f "$dp"; info "removed patches/$s.diff (no changes to existing files)"; changed=1; }
+		else
+			local keep=0
+			if [ -f "$dp" ]; then	# the old diff still says the same: keep it as written
+				if GIT_INDEX_FILE=$tmpidx T read-tree "$c^" &&
+				   GIT_INDEX_FILE=$tmpidx T apply --cached --whitespace=nowarn "$dp" 2>/dev/null &&
+				   GIT_INDEX_FILE=$tmpidx T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
+					keep=1
+				fi
+			fi
+			if [ $keep = 0 ]; then
+				T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" >"$dp"
+				info "wrote patches/$s.diff"; changed=1
+			fi
+		fi
+		# New files: final content from the branch tip.
+		for f in "${newf[@]}"; do
+			[ -n "$f" ] || continue
+			local mode
+			mode=$(T ls-tree nta -- "$f" | cut -d' ' -f1)
+			[ -n "$mode" ] || die "$f, added by '$s', is deleted later on branch nta; fold that into one patch"
+			if T cat-file blob "nta:$f" | write_if_changed "$NTA_SRC/$f"; then
+				info "wrote $f"; changed=1
+			fi
+			[ "$mode" = 100755 ] && chmod 755 "$NTA_SRC/$f"
+			[ "$mode" = 100644 ] && chmod 644 "$NTA_SRC/$f"
+		done
+	done
+	rm -f "$tmpidx"
+	# The series file, rewritten only when the entries changed (comments kept).
+	local old new
+	old=$(series_entries)
+	new=$(for ((k = 0; k < ${#newslugs[@]}; k++)); do echo "${newslugs[k]}${newfiles[k]:+ ${newfiles[k]}}"; done)
+	if [ "$old" != "$new" ]; then
+		{
+			[ -f "$NTA_PATCHES/series" ] && awk '/^[[:space:]]*(#|$)/ { print; next } { exit }' "$NTA_PATCHES/series"
+			[ -n "$new" ] && echo "$new"
+		} | write_if_changed "$NTA_PATCHES/series"
+		info "rewrote patches/series (${#newslugs[@]} patches)"; changed=1
+	fi
+	for s in "${slugs[@]}"; do
+		case $seen in *" $s "*) ;; *) warn "patch '$s' is no longer on branch nta; patches/$s.* and its files are left in place" ;; esac
+	done
+	echo "refreshed $(T rev-parse nta)" >"$STAMP"
+	[ $changed = 1 ] && info "refreshed the repository from branch nta (${#commits[@]} commits); review with git diff" ||
+		info "repository already matches branch nta (${#commits[@]} commits)"
+}
+
+case ${1:-series} in
+series) cmd_series ;;
+refresh) cmd_refresh ;;
+verify) verify ;;
+*) die "usage: $0 series|refresh|verify" ;;
+esac

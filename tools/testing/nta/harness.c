@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA harness runtime: what the shims need at run time (printk, WARN, BUG),
+ * the embedder that nta_core.c expects (CPUs with pools, blocks from
+ * aligned_alloc(), nta_report_poison()), the pool invariant checker and
+ * pool snapshots.  See harness.h for the model.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+/* ---- shim runtime ---- */
+
+unsigned long shim_printk_count;
+int shim_printk_quiet;
+unsigned long shim_warn_count;
+
+int printk(const char *fmt, ...)
+{
+	char buf[512];
+	const char *msg = buf;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	__atomic_fetch_add(&shim_printk_count, 1, __ATOMIC_RELAXED);
+	if (buf[0] == '<' && buf[1] && buf[2] == '>')
+		msg += 3;
+	if (!shim_printk_quiet)
+		printf("# kernel: %s%s", msg,
+		       n > 0 && buf[strlen(buf) - 1] == '\n' ? "" : "\n");
+	return n;
+}
+
+void shim_warn(const char *file, int line, const char *cond)
+{
+	__atomic_fetch_add(&shim_warn_count, 1, __ATOMIC_RELAXED);
+	printf("# kernel: WARNING at %s:%d: %s\n", file, line, cond);
+}
+
+void shim_bug(const char *file, int line, const char *cond)
+{
+	printf("# kernel: BUG at %s:%d: %s\n", file, line, cond);
+	fflush(stdout);
+	abort();
+}
+
+/* ---- framework ---- */
+
+unsigned int t_failed;
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_fetch_add(&t_failed, 1, __ATOMIC_RELAXED) >= 10)
+		return;
+	printf("# FAIL %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+void t_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+unsigned long env_ulong(const char *name, unsigned long def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 0);
+	return *end ? def : v;
+}
+
+double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void rng_seed(struct rng *r, u64 seed)
+{
+	int i;
+
+	/* splitmix64, so that small seeds still give well mixed state */
+	for (i = 0; i < 2; i++) {
+		u64 z = (seed += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+/*
+ * skb heads: SKB_DATA_ALIGN(NET_SKB_PAD + frame) + SKB_DATA_ALIGN(320)
+ * for a pure ACK, a small request, 1 KiB, a 1500 MTU frame with and
+ * without headroom, 2 KiB and 4 KiB buffers, and a 9000 MTU jumbo frame.
+ */
+const unsigned int skb_head_sizes[] = {
+	512, 640, 1024, 1664, 1920, 2368, 4416, 9320,
+};
+const unsigned int nr_skb_head_sizes = ARRAY_SIZE(skb_head_sizes);
+
+unsigned int rng_skb_size(struct rng *r)
+{
+	return skb_head_sizes[rng_range(r, 0, nr_skb_head_sizes - 1)];
+}
+
+/* ---- embedder ---- */
+
+struct hcpu h_cpus[H_MAX_CPUS];
+atomic_t h_blocks_live;
+atomic_t h_poison_reports;
+const void *h_last_poison_chunk, *h_last_poison_bad;
+unsigned int h_last_poison_units;
+void (*h_block_hook)(struct nta_block *blk, bool added);
+
+void nta_report_poison(const struct nta_pool *pool, const void *chunk,
+		       unsigned int units, const void *bad)
+{
+	atomic_inc(&h_poison_reports);
+	h_last_poison_chunk = chunk;
+	h_last_poison_bad = bad;
+	h_last_poison_units = units;
+	printf("# nta_report_poison: pool %u chunk %p units %u: byte +%ld is %#x\n",
+	       pool->id, chunk, units, (long)((const char *)bad - (const char *)chunk),
+	       *(const unsigned char *)bad);
+}
+
+bool h_grow(struct hcpu *c)
+{
+	void *mem;
+
+	if (c->max_blocks && c->pool.nr_blocks >= c->max_blocks)
+		return false;
+	mem = aligned_alloc(NTA_BLOCK_SIZE, NTA_BLOCK_SIZE);
+	if (!mem)
+		return false;
+	nta_pool_add_block(&c->pool, mem);
+	atomic_inc(&h_blocks_live);
+	c->grows++;
+	if (h_block_hook)
+		h_block_hook(mem, true);
+	return true;
+}
+
+void h_cpu_init(struct hcpu *c, unsigned int id, unsigned int reserve,
+		unsigned int max_blocks)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	nta_pool_init(&c->pool, id, reserve);
+	c->max_blocks = max_blocks;
+	for (i = 0; i < reserve; i++)
+		h_grow(c);
+	c->grows = 0;
+}
+
+void h_release(struct hcpu *c, struct list_head *released)
+{
+	struct nta_block *blk, *tmp;
+
+	list_for_each_entry_safe(blk, tmp, released, link) {
+		if (h_block_hook)
+			h_block_hook(blk, false);
+		free(blk);
+		atomic_dec(&h_blocks_live);
+		c->returns++;
+	}
+	INIT_LIST_HEAD(released);
+}
+
+unsigned int h_drain(struct hcpu *c)
+{
+	LIST_HEAD(released);
+	unsigned int n;
+
+	atomic_set(&c->kicked, 0);
+	n = nta_pool_drain(&c->pool, &released);
+	if (n) {
+		c->drains++;
+		c->drained += n;
+	}
+	h_release(c, &released);
+	return n;
+}
+
+void *h_alloc(struct hcpu *c, unsigned int size)
+{
+	void *p;
+
+	h_drain(c);
+	p = nta_pool_alloc(&c->pool, size);
+	if (unlikely(!p) && size && size <= NTA_MAX_SIZE && h_grow(c))
+		p = nta_pool_alloc(&c->pool, size);
+	if (likely(p))
+		c->allocs++;
+	else
+		c->failures++;
+	return p;
+}
+
+enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	LIST_HEAD(released);
+	enum nta_bad_free why;
+
+	why = nta_check_free(blk, ptr, size);
+	if (unlikely(why)) {
+		c->bad_frees++;
+		return why;
+	}
+	if (likely(blk->pool == &c->pool)) {
+		nta_pool_free(&c->pool, ptr, size, &released);
+		c->frees++;
+	} else {
+		struct hcpu *owner = container_of(blk->pool, struct hcpu, pool);
+		bool kick;
+
+		why = nta_remote_free(&owner->pool, ptr, size, &kick);
+		if (unlikely(why)) {
+			c->bad_frees++;
+			return why;
+		}
+		c->remote_frees++;
+		if (kick) {
+			c->kicks++;
+			atomic_set(&owner->kicked, 1);
+		}
+	}
+	h_release(c, &released);
+	h_drain(c);
+	return NTA_FREE_OK;
+}
+
+unsigned int h_cpu_destroy(struct hcpu *c)
+{
+	struct nta_block *blk, *tmp;
+	unsigned int busy = 0;
+
+	h_drain(c);
+	list_for_each_entry_safe(blk, tmp, &c->pool.blocks, link) {
+		if (blk->free_units != NTA_DATA_UNITS) {
+			busy++;
+			continue;
+		}
+		nta_pool_remove_block(&c->pool, blk);
+		if (h_block_hook)
+			h_block_hook(blk, false);
+		free(blk);
+		atomic_dec(&h_blocks_live);
+	}
+	return busy;
+}
+
+/* ---- checker ---- */
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void * const *)a, y = (uintptr_t)*(void * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long find_block(struct nta_block **sorted, unsigned long n,
+		       const struct nta_block *blk)
+{
+	unsigned long lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned long mid = (lo + hi) / 2;
+
+		if (sorted[mid] == blk)
+			return mid;
+		if ((uintptr_t)sorted[mid] < (uintptr_t)blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+struct blk_acc {
+	unsigned int runs, run_units, listed_chunks, listed_units;
+	DECLARE_BITMAP(listed, NTA_BLOCK_UNITS);
+};
+
+#define BAD(fmt, ...) do {						\
+	if (errors++ < 5)						\
+		t_fail(__FILE__, __LINE__, "pool %u: " fmt, pool->id,	\
+		       ##__VA_ARGS__);					\
+} while (0)
+
+unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
+			  struct h_pool_stats *stp)
+{
+	unsigned long n = 0, cap = 64, i, steps = 0, max_steps, nbits;
+	struct h_pool_stats st = { 0 };
+	struct nta_block **sorted, *blk;
+	struct blk_acc *acc;
+	unsigned int errors = 0, len, u;
+	unsigned long listed_units = 0, largest = 0;
+
+	sorted = malloc(cap * sizeof(*sorted));
+	list_for_each_entry(blk, &pool->blocks, link) {
+		if (n == cap) {
+			cap *= 2;
+			sorted = realloc(sorted, cap * sizeof(*sorted));
+		}
+		if (n > 1000000) {
+			BAD("block list does not end");
+			break;
+		}
+		sorted[n++] = blk;
+	}
+	if (n != pool->nr_blocks)
+		BAD("nr_blocks %u but %lu blocks listed", pool->nr_blocks, n);
+	qsort(sorted, n, sizeof(*sorted), cmp_ptr);
+	acc = calloc(n ? n : 1, sizeof(*acc));
+
+	for (i = 0; i < n; i++) {
+		struct blk_acc *a = &acc[i];
+		unsigned int free_units = 0;
+
+		blk = sorted[i];
+		if (i && sorted[i - 1] == blk)
+			BAD("block %p listed twice", blk);
+		if ((uintptr_t)blk & (NTA_BLOCK_SIZE - 1))
+			BAD("block %p not aligned", blk);
+		if (blk->pool != pool)
+			BAD("block %p belongs to %p", blk, blk->pool);
+		for (u = 0; u < NTA_HDR_UNITS; u++) {
+			if (!test_bit(u, blk->used) || test_bit(u, blk->start) ||
+			    test_bit(u, blk->pending))
+				BAD("block %p header unit %u: used %d start %d pending %d",
+				    blk, u, test_bit(u, blk->used),
+				    test_bit(u, blk->start), test_bit(u, blk->pending));
+		}
+		for (u = 0; u < NTA_BITMAP_LONGS; u++) {
+			if (blk->start[u] & ~blk->used[u])
+				BAD("block %p: start bits %#lx outside used, word %u",
+				    blk, blk->start[u] & ~blk->used[u], u);
+			if (blk->pending[u] & ~blk->start[u])
+				BAD("block %p: pending bits %#lx on no object, word %u",
+				    blk, blk->pending[u] & ~blk->start[u], u);
+			st.pending += hweight_long(blk->pending[u]);
+			st.objects += hweight_long(blk->start[u]);
+		}
+		for (u = NTA_HDR_UNITS; u < NTA_BLOCK_UNITS; u++) {
+			bool used = test_bit(u, blk->used);
+			bool prev = test_bit(u - 1, blk->used);
+
+			if (!used) {
+				free_units++;
+				if (prev) {
+					a->runs++;
+				}
+			} else {
+				st.object_units++;
+				if (!prev && !test_bit(u, blk->start))
+					BAD("block %p unit %u: used after free space but no start bit",
+					    blk, u);
+			}
+		}
+		a->run_units = free_units;
+		if (blk->free_units != free_units)
+			BAD("block %p: free_units %u, bitmap has %u free",
+			    blk, blk->free_units, free_units);
+		if (free_units == NTA_DATA_UNITS)
+			st.free_blocks++;
+		st.free_units += free_units;
+		st.free_chunks += a->runs;
+	}
+
+	/* The lists: every chunk a maximal free run of a pool block, once. */
+	max_steps = st.free_chunks + 1;
+	for (len = 1; len < NTA_NR_LISTS && steps <= max_steps; len++) {
+		const struct list_head *head = &pool->free[len], *pos;
+
+		if (test_bit(len, pool->nonempty) == list_empty(head))
+			BAD("list %u: nonempty bit %d, list %s", len,
+			    test_bit(len, pool->nonempty),
+			    list_empty(head) ? "empty" : "not empty");
+		for (pos = head->next; pos != head; pos = pos->next) {
+			long bi = find_block(sorted, n, nta_block_of(pos));
+			unsigned int unit = h_unit(pos);
+			struct blk_acc *a;
+
+			if (++steps > max_steps) {
+				BAD("more chunks on the lists than free runs (cycle?)");
+				break;
+			}
+			if (bi < 0) {
+				BAD("list %u: chunk %p not in a block of the pool", len, pos);
+				break;
+			}
+			blk = sorted[bi];
+			a = &acc[bi];
+			if ((uintptr_t)pos & (NTA_UNIT - 1) || unit < NTA_HDR_UNITS ||
+			    unit + len > NTA_BLOCK_UNITS) {
+				BAD("list %u: chunk %p (unit %u) misplaced", len, pos, unit);
+				break;
+			}
+			if (pos->next->prev != pos || pos->prev->next != pos)
+				BAD("list %u: chunk %p badly linked", len, pos);
+			if (find_next_bit(blk->used, unit + len, unit) != unit + len)
+				BAD("list %u: chunk %p units %u..%u have used bits",
+				    len, pos, unit, unit + len - 1);
+			else if (!test_bit(unit - 1, blk->used) ||
+				 (unit + len < NTA_BLOCK_UNITS &&
+				  !test_bit(unit + len, blk->used)))
+				BAD("list %u: chunk %p (unit %u) has a free neighbour: not merged",
+				    len, pos, unit);
+			if (test_bit(unit, a->listed))
+				BAD("list %u: chunk %p listed twice", len, pos);
+			__set_bit(unit, a->listed);
+			a->listed_chunks++;
+			a->listed_units += len;
+			listed_units += len;
+			largest = len;
+		}
+	}
+	nbits = BITS_TO_LONGS(NTA_NR_LISTS) * BITS_PER_LONG;
+	if (test_bit(0, pool->nonempty) ||
+	    find_next_bit(pool->nonempty, nbits, NTA_NR_LISTS) < nbits)
+		BAD("nonempty bitmap has bits outside 1..%u", NTA_DATA_UNITS);
+	for (i = 0; i < n; i++) {
+		if (acc[i].listed_chunks != acc[i].runs ||
+		    acc[i].listed_units != acc[i].run_units)
+			BAD("block %p: %u free runs of %u units, lists hold %u chunks of %u units",
+			    sorted[i], acc[i].runs, acc[i].run_units,
+			    acc[i].listed_chunks, acc[i].listed_units);
+	}
+	if (pool->free_units != listed_units || pool->free_units != st.free_units)
+		BAD("pool free_units %lu, lists %lu, bitmaps %lu",
+		    pool->free_units, listed_units, st.free_units);
+	if (nta_pool_largest_free(pool) != largest * NTA_UNIT)
+		BAD("largest free %lu, lists say %lu",
+		    nta_pool_largest_free(pool), largest * NTA_UNIT);
+	if ((flags & H_CHECK_RELEASE) && pool->nr_blocks > pool->reserve &&
+	    st.free_blocks)
+		BAD("%lu wholly free blocks kept with %u blocks over a reserve of %u",
+		    st.free_blocks, pool->nr_blocks, pool->reserve);
+	if ((flags & H_CHECK_QUIET) &&
+	    (!llist_empty(&pool->remote) || atomic_read(&pool->remote_count) ||
+	     st.pending))
+		BAD("remote frees in flight: list %s, count %d, pending bits %lu",
+		    llist_empty(&pool->remote) ? "empty" : "not empty",
+		    atomic_read(&pool->remote_count), st.pending);
+
+	st.blocks = n;
+	st.largest_free = largest * NTA_UNIT;
+	if (stp)
+		*stp = st;
+	free(acc);
+	free(sorted);
+	return errors;
+}
+
+bool h_chunk_listed(const struct nta_pool *pool, const struct nta_block *blk,
+		    unsigned int unit, unsigned int len)
+{
+	const struct list_head *node = h_unit_addr((struct nta_block *)blk, unit);
+	const struct list_head *lo = &pool->free[0], *hi = &pool->free[NTA_NR_LISTS];
+	const struct list_head *pos;
+	unsigned int steps;
+
+	if (!len || len > NTA_DATA_UNITS || !test_bit(len, pool->nonempty))
+		return false;
+	if (node->next->prev != node || node->prev->next != node)
+		return false;
+	/* Chunks go on the front of their list, so this is usually one step. */
+	for (pos = node->prev, steps = 0; steps < 4096; pos = pos->prev, steps++)
+		if (pos >= lo && pos < hi)
+			return pos == &pool->free[len];
+	for (pos = node->next, steps = 0; steps < 1u << 20; pos = pos->next, steps++)
+		if (pos >= lo && pos < hi)
+			return pos == &pool->free[len];
+	return false;
+}
+
+#undef BAD
+#define BAD(fmt, ...) do {						\
+	if (errors++ < 3)						\
+		t_fail(__FILE__, __LINE__, fmt, ##__VA_ARGS__);		\
+} while (0)
+
+unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
+			   unsigned int size)
+{
+	unsigned int units = nta_size_to_units(size), unit = h_unit(ptr), end;
+	struct nta_block *blk = nta_block_of(ptr);
+	unsigned int errors = 0;
+
+	end = unit + units;
+	if ((uintptr_t)ptr & (NTA_UNIT - 1) || unit < NTA_HDR_UNITS ||
+	    end > NTA_BLOCK_UNITS) {
+		BAD("alloc %u: %p (unit %u) outside the data area", size, ptr, unit);
+		return errors;
+	}
+	if (blk->pool != pool)
+		BAD("alloc %u: %p from a block of pool %p", size, ptr, blk->pool);
+	if (!test_bit(unit, blk->start) || test_bit(unit, blk->pending))
+		BAD("alloc %u: %p start %d pending %d", size, ptr,
+		    test_bit(unit, blk->start), test_bit(unit, blk->pending));
+	if (find_next_bit(blk->start, end, unit + 1) != end)
+		BAD("alloc %u: %p has another start bit inside", size, ptr);
+	if (find_next_zero_bit(blk->used, end, unit) != end)
+		BAD("alloc %u: %p not all units used", size, ptr);
+	if (nta_object_units(blk, unit) != units)
+		BAD("alloc %u: %p object_units %u, want %u", size, ptr,
+		    nta_object_units(blk, unit), units);
+	if (!test_bit(unit - 1, blk->used))
+		BAD("alloc %u: %p has free space on its left: chunk not taken from its start",
+		    size, ptr);
+	if (end < NTA_BLOCK_UNITS && !test_bit(end, blk->used)) {
+		unsigned int edge = find_next_bit(blk->used, NTA_BLOCK_UNITS, end);
+
+		if (!h_chunk_listed(pool, blk, end, edge - end))
+			BAD("alloc %u: %p remainder %u..%u not on free[%u]", size,
+			    ptr, end, edge - 1, edge - end);
+	}
+	return errors;
+}
+
+unsigned int h_check_freed(const struct nta_pool *pool, struct nta_block *blk,
+			   unsigned int unit, unsigned int units)
+{
+	unsigned int errors = 0, left, right;
+
+	if (test_bit(unit, blk->start) || test_bit(unit, blk->pending) ||
+	    find_next_bit(blk->used, unit + units, unit) != unit + units) {
+		BAD("freed %p units %u..%u still marked", h_unit_addr(blk, unit),
+		    unit, unit + units - 1);
+		return errors;
+	}
+	left = find_last_bit(blk->used, unit) + 1;
+	right = find_next_bit(blk->used, NTA_BLOCK_UNITS, unit + units);
+	if (!h_chunk_listed(pool, blk, left, right - left))
+		BAD("freed %p: free run %u..%u is not one chunk on free[%u]",
+		    h_unit_addr(blk, unit), left, right - 1, right - left);
+	return errors;
+}
+
+/* ---- snapshots ---- */
+
+void h_snapshot_take(struct h_snapshot *s, const struct nta_pool *pool)
+{
+	struct nta_block *blk;
+	unsigned int i = 0;
+
+	memcpy(&s->pool, pool, sizeof(*pool));
+	s->nr = pool->nr_blocks;
+	s->addr = calloc(s->nr + 1, sizeof(*s->addr));
+	s->data = malloc((size_t)(s->nr + 1) * NTA_BLOCK_SIZE);
+	list_for_each_entry(blk, &pool->blocks, link) {
+		if (i == s->nr)
+			break;
+		s->addr[i] = blk;
+		memcpy(s->data + (size_t)i * NTA_BLOCK_SIZE, blk, NTA_BLOCK_SIZE);
+		i++;
+	}
+}
+
+bool h_snapshot_same(const struct h_snapshot *s, const struct nta_pool *pool)
+{
+	struct nta_block *blk;
+	unsigned int i = 0;
+
+	if (memcmp(&s->pool, pool, sizeof(*pool))) {
+		const unsigned char *a = (const void *)&s->pool, *b = (const void *)pool;
+		size_t off = 0;
+
+		while (a[off] == b[off])
+			off++;
+		t_fail(__FILE__, __LINE__, "pool struct changed at offset %zu", off);
+		return false;
+	}
+	list_for_each_entry(blk, &pool->blocks, link) {
+		const unsigned char *a = s->data + (size_t)i * NTA_BLOCK_SIZE;
+		const unsigned char *b = (const void *)blk;
+
+		if (i == s->nr || s->addr[i] != blk) {
+			t_fail(__FILE__, __LINE__, "block list changed at %u", i);
+			return false;
+		}
+		if (memcmp(a, b, NTA_BLOCK_SIZE)) {
+			size_t off = 0;
+
+			while (a[off] == b[off])
+				off++;
+			t_fail(__FILE__, __LINE__,
+			       "block %p changed at offset %zu (unit %zu): %#x -> %#x",
+			       blk, off, off / NTA_UNIT, a[off], b[off]);
+			return false;
+		}
+		i++;
+	}
+	return true;
+}
+
+void h_snapshot_free(struct h_snapshot *s)
+{
+	free(s->addr);
+	free(s->data);
+	s->addr = NULL;
+	s->data = NULL;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NTA userspace harness: the embedder side of net/core/alloc/nta_core.c.
+ *
+ * The core is compiled unchanged against the shims in linux/ and asm/.
+ * This file plays nta.c's part: "CPUs" are struct hcpu, each owning one
+ * pool that only its thread touches (tests are single threaded unless they
+ * say otherwise), blocks come from aligned_alloc(), blocks the core
+ * releases go back to free().  h_free() decides like nta_free(): check the
+ * pointer, then merge on the owner or queue on the owner's remote list.
+ *
+ * The checker walks a pool's blocks, bitmaps and free lists and verifies
+ * every invariant the core documents; tests add what they know about live
+ * objects on top.
+ */
+#ifndef _NTA_HARNESS_H
+#define _NTA_HARNESS_H
+
+#include <linux/kernel.h>
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../../net/core/alloc/nta_core.h"
+
+#ifndef NTA_VARIANT
+#define NTA_VARIANT "o2"
+#endif
+
+/* ---- test framework: one TAP line per test ---- */
+
+#define T_DEBUG_ONLY	0x1	/* needs CONFIG_NTA_DEBUG */
+#define T_BENCH		0x2	/* timing: only in the optimised, uninstrumented build */
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+	unsigned int flags;
+};
+
+extern unsigned int t_failed;		/* failures in the running test */
+void t_fail(const char *file, int line, const char *fmt, ...) __printf(3, 4);
+/* A progress or result line, printed as a TAP comment. */
+void t_note(const char *fmt, ...) __printf(1, 2);
+
+#define EXPECT(cond, fmt, ...) ({					\
+	bool __ok = !!(cond);						\
+	if (unlikely(!__ok))						\
+		t_fail(__FILE__, __LINE__, "%s: " fmt, #cond, ##__VA_ARGS__); \
+	__ok; })
+#define ASSERT(cond, fmt, ...) do {					\
+	if (!EXPECT(cond, fmt, ##__VA_ARGS__))				\
+		return;							\
+} while (0)
+
+/* Environment knobs: SEED=, OPS=, THREADS=. */
+unsigned long env_ulong(const char *name, unsigned long def);
+double now_sec(void);
+
+/* ---- xorshift128+ ---- */
+
+struct rng {
+	u64 s[2];
+};
+
+void rng_seed(struct rng *r, u64 seed);
+
+static inline u64 rng_next(struct rng *r)
+{
+	u64 x = r->s[0], y = r->s[1];
+
+	r->s[0] = y;
+	x ^= x << 23;
+	r->s[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
+	return r->s[1] + y;
+}
+
+/* Uniform in [lo, hi]. */
+static inline unsigned int rng_range(struct rng *r, unsigned int lo, unsigned int hi)
+{
+	return lo + (unsigned int)((rng_next(r) >> 11) % ((u64)hi - lo + 1));
+}
+
+/* Head sizes of typical skbs: SKB_DATA_ALIGN(data) + shinfo (320). */
+extern const unsigned int skb_head_sizes[];
+extern const unsigned int nr_skb_head_sizes;
+unsigned int rng_skb_size(struct rng *r);
+
+/* ---- embedder: CPUs, blocks, alloc and free ---- */
+
+#define H_MAX_CPUS	16
+
+struct hcpu {
+	struct nta_pool pool;
+	unsigned int max_blocks;	/* growth cap, 0 = none */
+	/* Counters written by the owner only, except as noted. */
+	unsigned long allocs, failures, frees, remote_frees, drained, drains;
+	unsigned long grows, returns, bad_frees, kicks;
+	atomic_t kicked;		/* set by remote freers, read by owner */
+} ____cacheline_aligned;
+
+extern struct hcpu h_cpus[H_MAX_CPUS];
+extern atomic_t h_blocks_live;		/* blocks allocated, all pools */
+extern atomic_t h_poison_reports;
+extern const void *h_last_poison_chunk, *h_last_poison_bad;
+extern unsigned int h_last_poison_units;
+
+/* Called (single-threaded tests only) when a block joins or leaves a pool. */
+extern void (*h_block_hook)(struct nta_block *blk, bool added);
+
+void h_cpu_init(struct hcpu *c, unsigned int id, unsigned int reserve,
+		unsigned int max_blocks);
+/* Drain, then give every block back; returns blocks that were not free. */
+unsigned int h_cpu_destroy(struct hcpu *c);
+bool h_grow(struct hcpu *c);
+void *h_alloc(struct hcpu *c, unsigned int size);
+/* Free on CPU @c, which need not own @ptr (then it is a remote free). */
+enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size);
+unsigned int h_drain(struct hcpu *c);
+void h_release(struct hcpu *c, struct list_head *released);
+
+/* ---- invariant checker ---- */
+
+struct h_pool_stats {
+	unsigned long blocks, free_blocks;	/* free: wholly free */
+	unsigned long free_chunks, free_units, largest_free;
+	unsigned long objects, object_units, pending;
+};
+
+#define H_CHECK_RELEASE	0x1	/* no wholly free block above the reserve */
+#define H_CHECK_QUIET	0x2	/* no remote frees in flight */
+
+/*
+ * Walk every block and list of @pool; report each broken invariant through
+ * t_fail() (at most a few) and return how many there were.
+ */
+unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
+			  struct h_pool_stats *st);
+
+/*
+ * Cheap local checks after one operation: the object just allocated, or the
+ * free chunk that now holds the units of the object just freed.
+ */
+unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
+			   unsigned int size);
+unsigned int h_check_freed(const struct nta_pool *pool, struct nta_block *blk,
+			   unsigned int unit, unsigned int units);
+
+/* Is the free chunk [unit, unit + len) of @blk on pool->free[len]? */
+bool h_chunk_listed(const struct nta_pool *pool, const struct nta_block *blk,
+		    unsigned int unit, unsigned int len);
+
+static inline unsigned int h_unit(const void *ptr)
+{
+	return ((unsigned long)ptr & (NTA_BLOCK_SIZE - 1)) >> NTA_UNIT_SHIFT;
+}
+
+static inline void *h_unit_addr(struct nta_block *blk, unsigned int unit)
+{
+	return (char *)blk + ((unsigned long)unit << NTA_UNIT_SHIFT);
+}
+
+/* ---- snapshots: a pool and all its blocks, byte for byte ---- */
+
+struct h_snapshot {
+	struct nta_pool pool;
+	unsigned int nr;
+	void **addr;
+	unsigned char *data;
+};
+
+void h_snapshot_take(struct h_snapshot *s, const struct nta_pool *pool);
+/* True when @pool and its blocks are exactly as in @s; reports the first change. */
+bool h_snapshot_same(const struct h_snapshot *s, const struct nta_pool *pool);
+void h_snapshot_free(struct h_snapshot *s);
+
+/* ---- test groups ---- */
+
+extern const struct test unit_tests[], bad_tests[], model_tests[];
+extern const struct test mt_tests[], frag_tests[], bench_tests[];
+
+#endif /* _NTA_HARNESS_H */

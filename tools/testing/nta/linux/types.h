@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shim: kernel integer types, atomic_t and the list node types. */
+#ifndef _SHIM_LINUX_TYPES_H
+#define _SHIM_LINUX_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/compiler.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef unsigned int gfp_t;
+typedef unsigned long phys_addr_t;
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
+#endif
