@@ -18,7 +18,7 @@
 #       the guest started `iperf3 -s -1 -p <gport>` and asks the host for a
 #       client.  The runner maps <gport> (5201 only) to its hostfwd port and
 #       runs `iperf3 -c 127.0.0.1 -p <hostport> -t <secs>` (-u -b 100M for
-#       udp) in the background, output in <outdir>/<name>.host-<n>.log.  The
+#       udp) in the background, output in <outdir>/<name>.host-<n>.txt.  The
 #       guest test asserts its server received data; the runner adds one TAP
 #       line per client run to <outdir>/<name>.host.tap.
 #   NTA-PLAN-DONE                     every test ran; the guest then dumps
@@ -41,6 +41,7 @@ done
 [ -f "$initrd" ] || die "no initramfs $initrd: run 'make initramfs'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/nta-deps.sh installs it)"
 mkdir -p "$outdir"
+step_banner "boot: ${kernel#$NTA_ROOT/}"
 
 # A free port on 127.0.0.1 for both TCP and UDP.
 free_port() {
@@ -67,7 +68,7 @@ fi
 
 log=$outdir/$name.log
 htap=$outdir/$name.host.tap
-rm -f "$log" "$htap" "$outdir/$name".host-*.log
+rm -f "$log" "$htap" "$outdir/$name".host-*.txt
 info "booting ${kernel#$NTA_ROOT/} (plan: $plan; console: ${log#$NTA_ROOT/}; timeout ${tmo}s)"
 t0=$SECONDS
 
@@ -88,7 +89,7 @@ watch_console() {
 		NTA-HOST-IPERF\ *)
 			set -- $line
 			gp=$2 proto=$3 secs=${4:-3}
-			n=$((n + 1)); hl=$outdir/$name.host-$n.log
+			n=$((n + 1)); hl=$outdir/$name.host-$n.txt
 			if [ "$gp" != 5201 ]; then
 				echo "not ok - host iperf3 client $n: guest port $gp has no hostfwd (only 5201)" >>"$htap"
 				continue

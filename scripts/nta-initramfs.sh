@@ -11,6 +11,7 @@ R=$NTA_OUT/initramfs/root
 OUTF=$NTA_OUT/initramfs.cpio.gz
 LIST=$NTA_OUT/initramfs/tests.txt
 log=$NTA_LOGS/initramfs.log
+step_banner "initramfs"
 : >"$log"
 rm -rf "$R"; mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,nta}
 : >"$LIST"

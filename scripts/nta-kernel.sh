@@ -16,6 +16,7 @@ case $flavour in perf|debug) ;; *) die "FLAVOUR must be perf or debug, not '$fla
 nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
 
 B=$NTA_OUT/build-$flavour
+step_banner "kernel: $flavour${mode/#build/} (${B#$NTA_ROOT/})"
 mkdir -p "$B"
 fragdir=$NTA_ROOT/tools/testing/selftests/nta
 frags=("$fragdir/config")

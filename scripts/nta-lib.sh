@@ -63,3 +63,6 @@ series_entries() {
 nta_base() { git -C "$NTA_TREE" rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
 
 nproc_jobs() { nproc 2>/dev/null || echo 2; }
+
+# The banner a script prints for itself, unless make check's step() already did.
+step_banner() { [ -n "${NTA_NO_BANNER:-}" ] || banner "$@"; }

@@ -376,6 +376,7 @@ cmd_refresh() {
 		info "repository already matches branch nta (${#commits[@]} commits)"
 }
 
+step_banner "${1:-series}: ${NTA_PATCHES#$NTA_ROOT/}/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}"
 case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;

@@ -11,6 +11,7 @@
 
 TARBALL=${NTA_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 stampf=$NTA_OUT/tree.stamp
+step_banner "tree: base kernel tree (${KERNEL_SRC:-Debian linux-source-6.12})"
 
 check_version() {	# DIR: is it a 6.12 kernel tree?
 	local mk=$1/Makefile v p

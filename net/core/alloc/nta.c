@@ -56,6 +56,7 @@ EXPORT_SYMBOL(nta_enabled_key);
 unsigned int nta_reserve_blocks __read_mostly;
 unsigned int nta_max_blocks __read_mostly;
 bool nta_warn_bad_free __read_mostly = true;
+atomic_t nta_poison_reports = ATOMIC_INIT(0);
 
 static bool nta_boot_enabled __initdata = true;
 static unsigned long nta_reserve_bytes __initdata = NTA_DEFAULT_RESERVE;
@@ -271,10 +272,10 @@ static void nta_report_bad_free(struct nta_cpu *c, const void *ptr,
 {
 	c->stats.bad_frees++;
 	if (READ_ONCE(nta_warn_bad_free))
-		WARN_ONCE(1, "nta: refusing free of %px size %u (block %px): %s\n",
+		WARN_ONCE(1, "nta: refusing free of %p size %u (block %p): %s\n",
 			  ptr, size, nta_block_of(ptr), why);
 	else
-		pr_info_ratelimited("refused free of %px size %u (block %px): %s\n",
+		pr_info_ratelimited("refused free of %p size %u (block %p): %s\n",
 				    ptr, size, nta_block_of(ptr), why);
 }
 
@@ -442,8 +443,13 @@ EXPORT_SYMBOL(nta_get_stats);
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad)
 {
-	WARN_ONCE(1, "nta: write after free at %px in free chunk %px (%u bytes) of CPU %u\n",
-		  bad, chunk, units * NTA_UNIT, pool->id);
+	atomic_inc(&nta_poison_reports);
+	if (READ_ONCE(nta_warn_bad_free))
+		WARN_ONCE(1, "nta: write after free at %p in free chunk %p (%u bytes) of CPU %u\n",
+			  bad, chunk, units * NTA_UNIT, pool->id);
+	else
+		pr_info_ratelimited("write after free at %p in free chunk %p (%u bytes) of CPU %u\n",
+				    bad, chunk, units * NTA_UNIT, pool->id);
 }
 
 static void nta_kick_fn(struct irq_work *work)

@@ -21,7 +21,7 @@
 
 /* One allocation unit: an L1 cache line, so heads stay line aligned. */
 #define NTA_UNIT_SHIFT		L1_CACHE_SHIFT
-#define NTA_UNIT		(1U << NTA_UNIT_SHIFT)
+#define NTA_UNIT		L1_CACHE_BYTES
 
 /*
  * Blocks are 2^NTA_BLOCK_ORDER pages, allocated naturally aligned so that

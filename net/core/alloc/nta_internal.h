@@ -56,10 +56,14 @@ extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;
 
 /*
- * Bad frees WARN once by default; the KUnit suite provokes them on purpose
- * and turns this off so that its expected reports are not taken for bugs.
+ * Bad frees and poison reports WARN once by default; the KUnit suite
+ * provokes them on purpose and turns this off, so that its expected
+ * reports are not taken for bugs.
  */
 extern bool nta_warn_bad_free;
+
+/* Writes after free found by CONFIG_NTA_DEBUG's poison checks. */
+extern atomic_t nta_poison_reports;
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;

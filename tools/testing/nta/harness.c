@@ -445,7 +445,7 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 	nbits = BITS_TO_LONGS(NTA_NR_LISTS) * BITS_PER_LONG;
 	if (test_bit(0, pool->nonempty) ||
 	    find_next_bit(pool->nonempty, nbits, NTA_NR_LISTS) < nbits)
-		BAD("nonempty bitmap has bits outside 1..%u", NTA_DATA_UNITS);
+		BAD("nonempty bitmap has bits outside 1..%lu", (unsigned long)NTA_DATA_UNITS);
 	for (i = 0; i < n; i++) {
 		if (acc[i].listed_chunks != acc[i].runs ||
 		    acc[i].listed_units != acc[i].run_units)

@@ -5,6 +5,7 @@
 
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+#undef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #define noinline		__attribute__((__noinline__))
 #define __maybe_unused		__attribute__((__unused__))

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# NTA (network tree allocator): the front door.  See README.md.
+#
+#   make check    every test; TAP in out/check/results.tap; ends "N passed, N failed"
+#   make demo     tree, series, perf kernel, boot, iperf3 with NTA on/off, table
+#
+# Steps (each cached, each safe to re-run):
+#   make deps                       install missing Debian packages
+#   make tree [KERNEL_SRC=dir]      base tree in out/tree (tag nta-base)
+#   make series                     branch nta + out/series/*.patch, git am checked
+#   make refresh                    branch nta (edited in out/tree) -> repo files and patches/
+#   make kernel FLAVOUR=perf|debug  out/build-<flavour>/arch/x86/boot/bzImage
+#   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
+#   make initramfs                  out/initramfs.cpio.gz
+#   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
+#   make clean / make distclean     remove builds / all of out/
+
+FLAVOUR ?= perf
+PLAN ?=
+S := scripts
+export NTA_T0 := $(shell date +%s)
+export KERNEL_SRC
+
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo clean distclean
+
+all: help
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
+
+deps:
+	@$(S)/nta-deps.sh
+
+tree: deps
+	@$(S)/nta-tree.sh
+
+series: tree
+	@$(S)/nta-series.sh series
+
+refresh: tree
+	@$(S)/nta-series.sh refresh
+
+kernel: series
+	@$(S)/nta-kernel.sh $(FLAVOUR)
+
+w1: kernel
+	@$(S)/nta-kernel.sh $(FLAVOUR) w1
+
+initramfs: series
+	@$(S)/nta-initramfs.sh
+
+boot: kernel initramfs
+	@FLAVOUR=$(FLAVOUR) $(S)/nta-boot.sh $(if $(PLAN),-p $(PLAN))
+
+check:
+	@$(S)/nta-check.sh
+
+demo:
+	@$(S)/nta-demo.sh
+
+clean:
+	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/boot
+
+distclean:
+	-git -C out/tree worktree remove -f ../am-verify 2>/dev/null
+	rm -rf out

@@ -1,0 +1,2 @@
+#include "harness.h"
+const struct test frag_tests[] = { { NULL } };

@@ -1,0 +1,2 @@
+#include "harness.h"
+const struct test mt_tests[] = { { NULL } };
