@@ -14,13 +14,15 @@
 #   ok/not ok ... (column 0)          the test's own TAP lines
 #   NTA-METRIC <key> <value...>       a number for tables (demo, benchmarks)
 #   NTA-TEST-END <test> <rc>          the test exited with rc (137: killed by timeout)
-#   NTA-HOST-IPERF <gport> <tcp|udp> <secs>
+#   NTA-HOST-IPERF <gport> <tcp|tcp-r|udp> <secs>
 #       the guest started `iperf3 -s -1 -p <gport>` and asks the host for a
 #       client.  The runner maps <gport> (5201 only) to its hostfwd port and
-#       runs `iperf3 -c 127.0.0.1 -p <hostport> -t <secs>` (-u -b 100M for
-#       udp) in the background, output in <outdir>/<name>.host-<n>.txt.  The
-#       guest test asserts its server received data; the runner adds one TAP
-#       line per client run to <outdir>/<name>.host.tap.
+#       runs `iperf3 -c 127.0.0.1 -p <hostport> -t <secs>` in the background
+#       (tcp-r adds -R: the guest sends; udp adds -u -b 100M, but slirp with
+#       restrict=on drops the guest's UDP replies, so no test uses it), output
+#       in <outdir>/<name>.host-<n>.txt.  The guest test asserts its server
+#       moved data; the runner adds one TAP line per client run to
+#       <outdir>/<name>.host.tap.
 #   NTA-PLAN-DONE                     every test ran; the guest then dumps
 #                                     dmesg (NTA-DMESG-BEGIN/END) and powers off
 # Exit status: 0 when NTA-PLAN-DONE was seen, 1 otherwise (crash, timeout).
@@ -85,6 +87,8 @@ watch_console() {
 			set -- $line
 			info "  $(printf '%-24s' "$2") rc=$3 ($((SECONDS - tstart))s, at $(nta_elapsed))" ;;
 		*"Run /init as init process"*)
+			[ -n "${booted:-}" ] && continue
+			booted=1
 			info "  kernel booted to /init in $((SECONDS - t0))s" ;;
 		NTA-HOST-IPERF\ *)
 			set -- $line
@@ -95,7 +99,8 @@ watch_console() {
 				continue
 			fi
 			(
-				extra=(); [ "$proto" = udp ] && extra=(-u -b 100M)
+				extra=()
+				case $proto in udp) extra=(-u -b 100M) ;; tcp-r) extra=(-R) ;; esac
 				if iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 "${extra[@]}" >"$hl" 2>&1; then
 					echo "ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport" >>"$htap"
 				else

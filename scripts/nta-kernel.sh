@@ -114,13 +114,11 @@ build() {
 	n=$(grep -cE '^ +(CC|AS)  ' "$log")
 	[ "$n" -gt 200 ] && echo "$n" >"$B/.nta-objcount"
 	# Warnings in files the series touches (the base tree has its own, not ours).
-	touched_files | sed 's/[.[\*^$]/\\&/g' >"$B/.touched-re"
 	grep -E 'warning:' "$log" | grep -F -f <(touched_files | grep . || echo /nonexistent/) \
 		>"$B/warnings-touched.txt" || true
 	info "bzImage: $(du -h "$B/arch/x86/boot/bzImage" | cut -f1), $n objects compiled this run," \
 		"$(wc -l <"$B/warnings-touched.txt") warnings in touched files"
 	[ -s "$B/warnings-touched.txt" ] && sed 's/^/    | /' "$B/warnings-touched.txt"
-	rm -f "$B/.touched-re"
 	return 0
 }
 

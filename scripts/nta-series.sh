@@ -154,7 +154,13 @@ cmd_series() {
 		done
 		if ! git -C "$W/s" apply -v --whitespace=nowarn "${excl[@]}" "$p" >"$W/apply.out" 2>&1; then
 			echo "error: patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree:" >&2
-			grep -E '^(error|Checking|Hunk|Applying|Applied|Skipped)|^[^H]' "$W/apply.out" | sed 's/^/    | /' >&2
+			sed 's/^/    | /' "$W/apply.out" >&2
+			local ff fl
+			ff=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\1/p' "$W/apply.out" | head -1)
+			fl=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\2/p' "$W/apply.out" | head -1)
+			[ -n "$ff" ] && awk -v f="$ff" -v l="$fl" '
+				/^diff --git / { in_f = ($3 == "a/" f) }
+				in_f && index($0, "@@ -" l ",") == 1 { printf "    failing hunk: %s:%d: %s\n", FILENAME, NR, $0 }' "$p" >&2
 			exit 1
 		fi
 	done
@@ -179,6 +185,7 @@ cmd_series() {
 	# S_0 must be the base again.
 	mkdir -p "$W/base"
 	[ ${#inbase[@]} -gt 0 ] && { T archive nta-base -- "${inbase[@]}" | tar -x -C "$W/base"; }
+	find "$W/s" -depth -mindepth 1 -type d -empty -not -path '*/.git*' -delete
 	if ! diff -r -x .git "$W/base" "$W/s" >"$W/s0.diff" 2>&1; then
 		echo "error: undoing the series does not give back the base tree (a diff that applies twice?):" >&2
 		head -20 "$W/s0.diff" | sed 's/^/    | /' >&2
@@ -226,7 +233,10 @@ export_series() {
 		info "the series is empty (patches/series lists no patch): nothing to export"
 		return 0
 	fi
-	T format-patch -q --cover-letter --subject-prefix='PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
+	local a name mail
+	a=$(T log -1 --format='%an <%ae>' "$(T rev-list --reverse nta-base..nta | head -1)")
+	name=${a% <*}; mail=${a##*<}; mail=${mail%>}
+	T -c user.name="$name" -c user.email="$mail" format-patch -q --cover-letter --subject-prefix='PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
 		>>"$log" 2>&1 || fail_log "$log" "git format-patch failed"
 	local body=$NTA_PATCHES/cover-letter.txt
 	awk -v body="$body" '

@@ -35,6 +35,7 @@
 #include <linux/mm.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -267,35 +268,43 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 EXPORT_SYMBOL(nta_alloc);
 
-static void nta_report_bad_free(struct nta_cpu *c, const void *ptr,
-				unsigned int size, const char *why)
+void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
+			 unsigned int size, enum nta_bad_free why)
 {
-	c->stats.bad_frees++;
+	this_cpu_inc(nta_cpu.stats.bad_frees);
 	if (READ_ONCE(nta_warn_bad_free))
 		WARN_ONCE(1, "nta: refusing free of %p size %u (block %p): %s\n",
-			  ptr, size, nta_block_of(ptr), why);
+			  ptr, size, nta_block_of(ptr), nta_bad_free_reason(why));
 	else
 		pr_info_ratelimited("refused free of %p size %u (block %p): %s\n",
-				    ptr, size, nta_block_of(ptr), why);
+				    ptr, size, nta_block_of(ptr),
+				    nta_bad_free_reason(why));
 }
 
+/*
+ * Queue the object for its owner.  The owner drains on its next call, so
+ * it only needs a kick when it may not make one soon: when it is idle and
+ * this is the first object queued, or when NTA_KICK_THRESHOLD have piled
+ * up anyway.
+ */
 static void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 			    void *ptr, unsigned int size)
 {
 	struct nta_pool *owner = blk->pool;
 	enum nta_bad_free why;
-	bool kick;
+	unsigned int queued;
 
-	why = nta_remote_free(owner, ptr, size, &kick);
+	why = nta_remote_free(owner, ptr, size, &queued);
 	if (unlikely(why)) {
-		nta_report_bad_free(c, ptr, size, nta_bad_free_reason(why));
+		nta_report_bad_free(owner, ptr, size, why);
 		return;
 	}
 	c->stats.remote_frees++;
 	nta_account(c, size, -1);
-	if (kick) {
-		c->stats.kicks++;
-		nta_kick_cpu(owner->id);
+	if (queued == NTA_KICK_THRESHOLD ||
+	    (queued == 1 && idle_cpu(owner->id))) {
+		if (nta_kick_cpu(owner->id))
+			c->stats.kicks++;
 	}
 }
 
@@ -320,25 +329,24 @@ void nta_free(void *ptr, unsigned int size)
 	unsigned long flags;
 
 	if (unlikely(!nta_owns(ptr))) {
-		local_lock_irqsave(&nta_cpu.lock, flags);
-		nta_report_bad_free(this_cpu_ptr(&nta_cpu), ptr, size,
-				    "not an NTA object");
-		local_unlock_irqrestore(&nta_cpu.lock, flags);
+		nta_report_bad_free(NULL, ptr, size, NTA_FREE_FOREIGN);
 		return;
 	}
 	blk = nta_block_of(ptr);
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
-	why = nta_check_free(blk, ptr, size);
-	if (unlikely(why)) {
-		nta_report_bad_free(c, ptr, size, nta_bad_free_reason(why));
-	} else if (likely(blk->pool == &c->pool)) {
-		if (want_init_on_free())
-			memset(ptr, 0, size);
-		nta_pool_free(&c->pool, ptr, size, &released);
-		c->stats.frees++;
-		nta_account(c, size, -1);
+	if (likely(blk->pool == &c->pool)) {
+		why = nta_check_free(blk, ptr, size);
+		if (likely(!why)) {
+			if (want_init_on_free())
+				memset(ptr, 0, size);
+			nta_pool_free(&c->pool, ptr, size, &released);
+			c->stats.frees++;
+			nta_account(c, size, -1);
+		} else {
+			nta_report_bad_free(&c->pool, ptr, size, why);
+		}
 	} else {
 		nta_free_remote(c, blk, ptr, size);
 	}
@@ -461,20 +469,24 @@ static void nta_kick_fn(struct irq_work *work)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
 	nta_drain_locked(c, &released);
+	if (READ_ONCE(c->trim)) {
+		WRITE_ONCE(c->trim, false);
+		nta_pool_trim(&c->pool, &released);
+	}
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	nta_release_blocks(&released);
 }
 
 /*
  * Ask @cpu to drain its remote list.  An offline owner cannot run its
- * irq_work; its pool is drained from a work item instead.
+ * irq_work; its pool is drained from a work item instead.  Returns false
+ * when a kick was already on its way.
  */
-void nta_kick_cpu(unsigned int cpu)
+bool nta_kick_cpu(unsigned int cpu)
 {
 	if (cpu_online(cpu))
-		irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
-	else
-		schedule_work(&nta_offline_work);
+		return irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	return schedule_work(&nta_offline_work);
 }
 
 /* Drain a pool whose CPU is not running; the caller excludes hotplug. */
@@ -506,7 +518,9 @@ static void nta_drain_offline(struct work_struct *work)
 /**
  * nta_drain_all - make every CPU free what others queued for it, and wait
  *
- * Used by the shrinker, by tests and by statistics readers that want
+ * Every online CPU also gives back its spare block above the reserve, so
+ * that afterwards each pool holds its reserve plus the blocks that still
+ * have live objects.  Used by tests and by statistics readers that want
  * exact block counts.
  *
  * Context: process context; may sleep.
@@ -518,9 +532,10 @@ void nta_drain_all(void)
 	if (!READ_ONCE(nta_ready))
 		return;
 	cpus_read_lock();
-	for_each_online_cpu(cpu)
-		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote))
-			irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	for_each_online_cpu(cpu) {
+		WRITE_ONCE(per_cpu(nta_cpu, cpu).trim, true);
+		irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	}
 	for_each_online_cpu(cpu)
 		irq_work_sync(&per_cpu(nta_cpu, cpu).kick);
 	cpus_read_unlock();
@@ -567,34 +582,51 @@ static int nta_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
+/* What a CPU's pool could give back: its spare block and queued frees. */
+static unsigned long nta_cpu_reclaimable(unsigned int cpu)
+{
+	const struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
+	unsigned long n = atomic_read(&pool->remote_count);
+
+	if (READ_ONCE(pool->nr_blocks) > pool->reserve &&
+	    !list_empty(&pool->free[NTA_DATA_UNITS]))
+		n++;
+	return n;
+}
+
 static unsigned long nta_shrink_count(struct shrinker *shrink,
 				      struct shrink_control *sc)
 {
-	unsigned long queued = 0;
+	unsigned long n = 0;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		queued += atomic_read(&per_cpu(nta_cpu, cpu).pool.remote_count);
-	return queued ?: SHRINK_EMPTY;
+		n += nta_cpu_reclaimable(cpu);
+	return n ?: SHRINK_EMPTY;
 }
 
 /*
- * Blocks above the reserve go back the moment they are wholly free; what
- * memory pressure can still win back is blocks held only by objects that
- * other CPUs freed and their owners have not drained yet.
+ * Blocks above the reserve go back as soon as they are wholly free, but
+ * for one spare per CPU; memory pressure can win back the spares and the
+ * blocks held only by objects that other CPUs freed and their owners have
+ * not drained yet.  Only the owner may touch its pool, so ask it to.
  */
 static unsigned long nta_shrink_scan(struct shrinker *shrink,
 				     struct shrink_control *sc)
 {
-	unsigned long queued = nta_shrink_count(shrink, sc);
+	unsigned long n = 0;
 	unsigned int cpu;
 
-	if (queued == SHRINK_EMPTY)
-		return SHRINK_STOP;
-	for_each_possible_cpu(cpu)
-		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote))
-			nta_kick_cpu(cpu);
-	return queued;
+	for_each_possible_cpu(cpu) {
+		unsigned long mine = nta_cpu_reclaimable(cpu);
+
+		if (!mine)
+			continue;
+		WRITE_ONCE(per_cpu(nta_cpu, cpu).trim, true);
+		nta_kick_cpu(cpu);
+		n += mine;
+	}
+	return n ?: SHRINK_STOP;
 }
 
 static int __init nta_init_block_map(void)

@@ -142,16 +142,41 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
  * @blk: a block of @pool with no live object
  *
  * The caller owns the block's memory afterwards.
+ *
+ * Return: false, and the pool untouched, if @blk still has live objects.
  */
-void nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
+bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 {
-	if (blk->free_units) {
-		WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS);
+	if (WARN_ON_ONCE(blk->free_units && blk->free_units != NTA_DATA_UNITS))
+		return false;
+	if (blk->free_units)
 		nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
 			      NTA_DATA_UNITS);
-	}
 	list_del(&blk->link);
 	pool->nr_blocks--;
+	return true;
+}
+
+/**
+ * nta_pool_trim - give back every wholly free block above the reserve
+ * @pool: the pool
+ * @released: where the blocks go; the caller frees their memory
+ *
+ * Return: the number of blocks moved to @released.
+ */
+unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released)
+{
+	struct list_head *whole = &pool->free[NTA_DATA_UNITS];
+	struct nta_block *blk;
+	unsigned int n = 0;
+
+	while (pool->nr_blocks > pool->reserve && !list_empty(whole)) {
+		blk = nta_block_of(list_first_entry(whole, struct nta_chunk, node));
+		nta_pool_remove_block(pool, blk);
+		list_add(&blk->link, released);
+		n++;
+	}
+	return n;
 }
 
 static void nta_check_poison(const struct nta_pool *pool, void *obj,
@@ -222,20 +247,12 @@ unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit)
 	return min(next_start, next_free) - unit;
 }
 
-/**
- * nta_check_free - is (@ptr, @size) a live object of @blk?
- * @blk: the block @ptr points into; the caller has made sure it is one
- * @ptr: the pointer being freed
- * @size: the size it was allocated with
- *
- * Reads only @blk's header, so it is safe on any CPU while the object is
- * live; a bad pointer may race with its block changing, but then it was
- * a bug already and the report is best effort.
- *
- * Return: NTA_FREE_OK, or why the free must be refused.
+/*
+ * The checks any CPU can make: bits that belong to the object itself and
+ * do not change while it is live.
  */
-enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
-				 unsigned int size)
+static enum nta_bad_free nta_check_object(const struct nta_block *blk,
+					  const void *ptr, unsigned int size)
 {
 	unsigned long off = ptr - (const void *)blk;
 	unsigned int unit = off >> NTA_UNIT_SHIFT;
@@ -246,17 +263,48 @@ enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 		return NTA_FREE_NOT_ALLOCATED;
 	if (test_bit(unit, blk->pending))
 		return NTA_FREE_PENDING;
-	if (!size || size > NTA_MAX_SIZE ||
-	    nta_size_to_units(size) != nta_object_units(blk, unit))
+	if (!size || size > NTA_MAX_SIZE)
 		return NTA_FREE_WRONG_SIZE;
 	return NTA_FREE_OK;
+}
+
+/* The length check reads the neighbours' bits: owner only. */
+static enum nta_bad_free nta_check_size(const struct nta_block *blk,
+					const void *ptr, unsigned int size)
+{
+	unsigned int unit = nta_unit_of(blk, ptr);
+
+	if (nta_size_to_units(size) != nta_object_units(blk, unit))
+		return NTA_FREE_WRONG_SIZE;
+	return NTA_FREE_OK;
+}
+
+/**
+ * nta_check_free - is (@ptr, @size) a live object of @blk?
+ * @blk: the block @ptr points into; the caller has made sure it is one
+ * @ptr: the pointer being freed
+ * @size: the size it was allocated with
+ *
+ * Only the owner of @blk may call this: an object's length is read from
+ * its neighbours' bits, which the owner rewrites as it works.  Other CPUs
+ * call nta_remote_free(), which checks what it safely can and leaves the
+ * size to the owner's drain.
+ *
+ * Return: NTA_FREE_OK, or why the free must be refused.
+ */
+enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
+				 unsigned int size)
+{
+	enum nta_bad_free why = nta_check_object(blk, ptr, size);
+
+	return why ?: nta_check_size(blk, ptr, size);
 }
 
 /*
  * Merge the units [unit, unit + units), just cleared in @used, with the
  * free chunks on either side and file the result; a block that is wholly
- * free again goes to @released instead when the pool holds more blocks
- * than its reserve.
+ * free again goes to @released when the pool holds more blocks than its
+ * reserve and already has a wholly free spare.
  */
 static void nta_merge(struct nta_pool *pool, struct nta_block *blk,
 		      unsigned int unit, unsigned int units,
@@ -276,12 +324,18 @@ static void nta_merge(struct nta_pool *pool, struct nta_block *blk,
 		first = edge;
 	}
 
-	if (end - first == NTA_DATA_UNITS && pool->nr_blocks > pool->reserve) {
+	nta_chunk_add(pool, blk, first, end - first);
+	/*
+	 * Above the reserve, keep one wholly free block as a spare and give
+	 * back the rest: releasing every empty block at once would make a
+	 * pool that hovers around a block boundary allocate and free pages
+	 * on every few packets.
+	 */
+	if (end - first == NTA_DATA_UNITS && pool->nr_blocks > pool->reserve &&
+	    !list_is_singular(&pool->free[NTA_DATA_UNITS])) {
 		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);
-		return;
 	}
-	nta_chunk_add(pool, blk, first, end - first);
 }
 
 /**
@@ -307,29 +361,35 @@ void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 /**
  * nta_remote_free - queue an object for its owner to free
  * @owner: the pool that owns the object
- * @ptr: the object; nta_check_free() said NTA_FREE_OK for it
+ * @ptr: the object, in a block the caller has made sure is NTA's
  * @size: its size
- * @kick: set when the owner has enough queued that it should be told
+ * @queued: set to the number of objects queued for @owner, this one
+ *	included; 1 means the owner had nothing pending
  *
  * Any context on any CPU may call this concurrently with the owner and
- * with other remote freers.  The object's @pending bit makes a second
- * free of the same object fail instead of corrupting the remote list.
+ * with other remote freers.  It checks the object's own bits, which are
+ * stable while it is live; the size is checked by the owner when it
+ * drains.  The object's @pending bit makes a second free of the same
+ * object fail instead of corrupting the remote list.
  *
- * Return: NTA_FREE_OK, or NTA_FREE_PENDING if the object was already
- * queued.
+ * Return: NTA_FREE_OK, or why the free must be refused.
  */
 enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
-				  unsigned int size, bool *kick)
+				  unsigned int size, unsigned int *queued)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	struct nta_remote *obj = ptr;
+	enum nta_bad_free why;
 
-	*kick = false;
+	*queued = 0;
+	why = nta_check_object(blk, ptr, size);
+	if (why)
+		return why;
 	if (test_and_set_bit(nta_unit_of(blk, ptr), blk->pending))
 		return NTA_FREE_PENDING;
 	obj->size = size;
 	llist_add(&obj->node, &owner->remote);
-	*kick = atomic_inc_return(&owner->remote_count) == NTA_KICK_THRESHOLD;
+	*queued = atomic_inc_return(&owner->remote_count);
 	return NTA_FREE_OK;
 }
 
@@ -338,12 +398,15 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
  * @pool: the pool; the caller is its owner
  * @released: where blocks that became wholly free above the reserve go
  *
+ * An object queued with the wrong size is reported through
+ * nta_report_bad_free() and left allocated.
+ *
  * Return: the number of objects freed.
  */
 unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 {
 	struct llist_node *head, *pos, *next;
-	unsigned int count = 0;
+	unsigned int count = 0, queued = 0;
 
 	if (llist_empty(&pool->remote))
 		return 0;
@@ -352,8 +415,17 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		struct nta_remote *obj = llist_entry(pos, struct nta_remote, node);
 		struct nta_block *blk = nta_block_of(obj);
 		unsigned int unit = nta_unit_of(blk, obj);
+		unsigned int size = obj->size;
+		enum nta_bad_free why = nta_check_size(blk, obj, size);
 
-		nta_pool_free(pool, obj, obj->size, released);
+		queued++;
+		if (unlikely(why)) {
+			/* The object stays allocated; a correct free still works. */
+			nta_report_bad_free(pool, obj, size, why);
+			clear_bit(unit, blk->pending);
+			continue;
+		}
+		nta_pool_free(pool, obj, size, released);
 		/*
 		 * Clear pending only once @start is clear, so a racing second
 		 * free sees the object as not allocated rather than queueable.
@@ -361,7 +433,7 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		clear_bit(unit, blk->pending);
 		count++;
 	}
-	atomic_sub(count, &pool->remote_count);
+	atomic_sub(queued, &pool->remote_count);
 	return count;
 }
 
@@ -389,6 +461,8 @@ const char *nta_bad_free_reason(enum nta_bad_free why)
 	switch (why) {
 	case NTA_FREE_OK:
 		return "ok";
+	case NTA_FREE_FOREIGN:
+		return "not an NTA object";
 	case NTA_FREE_MISALIGNED:
 		return "misaligned pointer";
 	case NTA_FREE_NOT_ALLOCATED:

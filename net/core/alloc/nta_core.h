@@ -93,6 +93,7 @@ struct nta_pool {
 /* Why nta_check_free() refused a pointer. */
 enum nta_bad_free {
 	NTA_FREE_OK = 0,
+	NTA_FREE_FOREIGN,	/* not in any NTA block */
 	NTA_FREE_MISALIGNED,	/* not on a unit boundary, or in the header */
 	NTA_FREE_NOT_ALLOCATED,	/* no live object starts there: double free */
 	NTA_FREE_PENDING,	/* already freed remotely, not yet drained */
@@ -111,14 +112,15 @@ static inline unsigned int nta_size_to_units(unsigned int size)
 
 void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve);
 void nta_pool_add_block(struct nta_pool *pool, void *mem);
-void nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk);
+bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk);
+unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released);
 void *nta_pool_alloc(struct nta_pool *pool, unsigned int size);
 enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 				 unsigned int size);
 void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 		   struct list_head *released);
 enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
-				  unsigned int size, bool *kick);
+				  unsigned int size, unsigned int *queued);
 unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released);
 unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit);
 unsigned long nta_pool_largest_free(const struct nta_pool *pool);
@@ -126,10 +128,14 @@ const char *nta_bad_free_reason(enum nta_bad_free why);
 
 /*
  * Provided by the code that embeds the core (nta.c in the kernel, the
- * harness in tools/testing/nta): called when CONFIG_NTA_DEBUG finds a free
- * chunk whose poison was overwritten, i.e. a write after free.
+ * harness in tools/testing/nta).  nta_report_poison() is called when
+ * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
+ * write after free; nta_report_bad_free() when the owner's drain finds an
+ * object that another CPU queued with the wrong size.
  */
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad);
+void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
+			 unsigned int size, enum nta_bad_free why);
 
 #endif /* _NET_CORE_ALLOC_NTA_CORE_H */

@@ -41,12 +41,14 @@ struct nta_pcpu_stats {
  * @pool: the blocks and free lists
  * @stats: counters, summed on read
  * @kick: run on this CPU to drain @pool.remote when it may be idle
+ * @trim: set by the shrinker: @kick also gives back spare blocks
  */
 struct nta_cpu {
 	local_lock_t lock;
 	struct nta_pool pool;
 	struct nta_pcpu_stats stats;
 	struct irq_work kick;
+	bool trim;
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
@@ -68,6 +70,6 @@ extern atomic_t nta_poison_reports;
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;
 
-void nta_kick_cpu(unsigned int cpu);
+bool nta_kick_cpu(unsigned int cpu);
 
 #endif /* _NET_CORE_ALLOC_NTA_INTERNAL_H */

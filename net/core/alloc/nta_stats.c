@@ -18,6 +18,7 @@
 #include <linux/nta.h>
 #include <linux/seq_file.h>
 #include <linux/sysctl.h>
+#include <net/net_namespace.h>
 
 #include "nta_internal.h"
 
@@ -132,7 +133,8 @@ static int __init nta_stats_init(void)
 {
 	struct dentry *dir;
 
-	if (!register_sysctl("net/core", nta_sysctl_table))
+	/* A global knob, so it lives in init_net like netdev_max_backlog. */
+	if (!register_net_sysctl(&init_net, "net/core", nta_sysctl_table))
 		pr_warn("nta: cannot register net.core.nta\n");
 
 	dir = debugfs_create_dir("nta", NULL);

@@ -6,8 +6,11 @@
  * This file plays nta.c's part: "CPUs" are struct hcpu, each owning one
  * pool that only its thread touches (tests are single threaded unless they
  * say otherwise), blocks come from aligned_alloc(), blocks the core
- * releases go back to free().  h_free() decides like nta_free(): check the
- * pointer, then merge on the owner or queue on the owner's remote list.
+ * releases go back to free().  h_free() decides like nta_free(): on the
+ * owner, nta_check_free() (the full check, owner only) then merge; on any
+ * other CPU, nta_remote_free(), which checks what a non-owner safely can
+ * and queues the object; the owner's drain checks the size and reports a
+ * mismatch through nta_report_bad_free().
  *
  * The checker walks a pool's blocks, bitmaps and free lists and verifies
  * every invariant the core documents; tests add what they know about live
@@ -24,7 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../net/core/alloc/nta_core.h"
+#include "nta_core.h"		/* -I$(CORE_DIR) */
 
 #ifndef NTA_VARIANT
 #define NTA_VARIANT "o2"
@@ -105,6 +108,13 @@ struct hcpu {
 extern struct hcpu h_cpus[H_MAX_CPUS];
 extern atomic_t h_blocks_live;		/* blocks allocated, all pools */
 extern atomic_t h_poison_reports;
+/* nta_report_bad_free() calls (the owner's drain), and the last one's arguments. */
+extern atomic_t h_bad_drain_reports;
+extern const struct nta_pool *h_last_bad_pool;
+extern const void *h_last_bad_ptr;
+extern unsigned int h_last_bad_size;
+extern enum nta_bad_free h_last_bad_why;
+extern bool h_quiet_reports;		/* count reports without printing them */
 extern const void *h_last_poison_chunk, *h_last_poison_bad;
 extern unsigned int h_last_poison_units;
 
@@ -113,13 +123,21 @@ extern void (*h_block_hook)(struct nta_block *blk, bool added);
 
 void h_cpu_init(struct hcpu *c, unsigned int id, unsigned int reserve,
 		unsigned int max_blocks);
-/* Drain, then give every block back; returns blocks that were not free. */
+/*
+ * Drain, then give every block back, even blocks with objects left (the
+ * pool is unusable after that); returns how many were not wholly free.
+ */
 unsigned int h_cpu_destroy(struct hcpu *c);
 bool h_grow(struct hcpu *c);
 void *h_alloc(struct hcpu *c, unsigned int size);
 /* Free on CPU @c, which need not own @ptr (then it is a remote free). */
 enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size);
 unsigned int h_drain(struct hcpu *c);
+/*
+ * What nta.c's kick handler does when asked to trim (shrinker,
+ * nta_drain_all()): drain, then nta_pool_trim(); returns blocks given back.
+ */
+unsigned int h_trim(struct hcpu *c);
 void h_release(struct hcpu *c, struct list_head *released);
 
 /* ---- invariant checker ---- */
@@ -130,8 +148,14 @@ struct h_pool_stats {
 	unsigned long objects, object_units, pending;
 };
 
-#define H_CHECK_RELEASE	0x1	/* no wholly free block above the reserve */
+/*
+ * Above the reserve at most one wholly free block (the spare): a block that
+ * becomes wholly free is given back when the pool already has another.
+ */
+#define H_CHECK_RELEASE	0x1
 #define H_CHECK_QUIET	0x2	/* no remote frees in flight */
+/* After nta_pool_trim(): no wholly free block at all above the reserve. */
+#define H_CHECK_TRIMMED	0x4
 
 /*
  * Walk every block and list of @pool; report each broken invariant through

@@ -1,26 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bad input: every refused free gives the right reason and leaves the pool
- * exactly as it was (pool struct and every block byte for byte), through
- * both nta_check_free() and the embedder path h_free() built like nta.c's
- * nta_free().  And, with CONFIG_NTA_DEBUG, a write after free is reported
- * once, on the next allocation of the chunk.
+ * exactly as it was (pool struct and every block byte for byte).  On the
+ * owner nta_check_free() refuses at once; off the owner nta_remote_free()
+ * refuses at once what it can check from the object's own bits, and
+ * queues a wrong size, which the owner's drain reports once through
+ * nta_report_bad_free() and leaves allocated.  nta_pool_remove_block()
+ * refuses a block with live objects (WARN, counted by the shim).  And,
+ * with CONFIG_NTA_DEBUG, a write after free is reported once, on the next
+ * allocation of the chunk.
  */
 #include "harness.h"
 
 static struct hcpu *c = &h_cpus[0];
 static struct hcpu *other = &h_cpus[1];
 
+/* What expect_refused() made the harness count. */
+static unsigned long exp_local_bad, exp_remote_bad, exp_queued, exp_reports;
+
+/* Can a non-owner see that (@size) is wrong without reading neighbours? */
+static bool remote_sees_size(unsigned int size)
+{
+	return !size || size > NTA_MAX_SIZE;
+}
+
 /*
- * Both the bare check and the full free path refuse (@ptr, @size) with
- * @want, and the pool does not change by a single byte.
+ * nta_remote_free() queued @ptr with a wrong @size: the owner's drain
+ * frees nothing, reports it once and leaves the object allocated; with
+ * the bytes the queueing wrote into the object put back, the pool is
+ * as in @snap byte for byte.
+ */
+static void expect_reported_at_drain(const char *what, void *ptr, unsigned int size,
+				     const unsigned char *saved,
+				     const struct h_snapshot *snap)
+{
+	int reports = atomic_read(&h_bad_drain_reports);
+	unsigned long drained = c->drained;
+
+	EXPECT(h_drain(c) == 0, "%s: the drain freed something", what);
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports + 1,
+	       "%s: %d reports from the drain, want 1", what,
+	       atomic_read(&h_bad_drain_reports) - reports);
+	EXPECT(h_last_bad_pool == &c->pool && h_last_bad_ptr == ptr &&
+	       h_last_bad_size == size && h_last_bad_why == NTA_FREE_WRONG_SIZE,
+	       "%s: report names pool %p ptr %p size %u \"%s\"", what, h_last_bad_pool,
+	       h_last_bad_ptr, h_last_bad_size, nta_bad_free_reason(h_last_bad_why));
+	EXPECT(h_drain(c) == 0 && atomic_read(&h_bad_drain_reports) == reports + 1,
+	       "%s: reported more than once", what);
+	EXPECT(c->drained == drained, "%s: counted as drained", what);
+	memcpy(ptr, saved, NTA_UNIT);
+	EXPECT(h_snapshot_same(snap, &c->pool), "%s: pool changed after the drain", what);
+}
+
+/*
+ * The owner's check and free refuse (@ptr, @size) with @want, and so does
+ * a free from another CPU, at once or, for a size only the owner can
+ * check, at the owner's drain; the pool does not change by a single byte.
  */
 static void expect_refused(const char *what, void *ptr, unsigned int size,
 			   enum nta_bad_free want)
 {
 	struct nta_block *blk = nta_block_of(ptr);
+	unsigned char saved[NTA_UNIT];
 	struct h_snapshot snap;
 	enum nta_bad_free got;
+	unsigned int queued;
 
 	h_snapshot_take(&snap, &c->pool);
 	got = nta_check_free(blk, ptr, size);
@@ -28,9 +72,28 @@ static void expect_refused(const char *what, void *ptr, unsigned int size,
 	       nta_bad_free_reason(got), nta_bad_free_reason(want));
 	got = h_free(c, ptr, size);
 	EXPECT(got == want, "%s: local free says \"%s\"", what, nta_bad_free_reason(got));
-	got = h_free(other, ptr, size);
-	EXPECT(got == want, "%s: remote free says \"%s\"", what, nta_bad_free_reason(got));
-	EXPECT(h_snapshot_same(&snap, &c->pool), "%s: pool changed", what);
+	exp_local_bad++;
+	EXPECT(h_snapshot_same(&snap, &c->pool), "%s: pool changed by the owner", what);
+
+	if (want == NTA_FREE_WRONG_SIZE && !remote_sees_size(size)) {
+		memcpy(saved, ptr, NTA_UNIT);
+		got = h_free(other, ptr, size);
+		EXPECT(got == NTA_FREE_OK, "%s: remote free not queued: \"%s\"", what,
+		       nta_bad_free_reason(got));
+		exp_queued++;
+		exp_reports++;
+		expect_reported_at_drain(what, ptr, size, saved, &snap);
+	} else {
+		queued = ~0u;
+		got = nta_remote_free(&c->pool, ptr, size, &queued);
+		EXPECT(got == want && queued == 0, "%s: nta_remote_free says \"%s\", queued %u",
+		       what, nta_bad_free_reason(got), queued);
+		got = h_free(other, ptr, size);
+		EXPECT(got == want, "%s: remote free says \"%s\"", what,
+		       nta_bad_free_reason(got));
+		exp_remote_bad++;
+		EXPECT(h_snapshot_same(&snap, &c->pool), "%s: pool changed", what);
+	}
 	h_snapshot_free(&snap);
 }
 
@@ -38,10 +101,11 @@ static void test_bad_free(void)
 {
 	struct nta_block *blk;
 	char *a, *b, *cc, *d, *e, *end;
-	unsigned long bad;
+	int reports0 = atomic_read(&h_bad_drain_reports);
 	struct h_snapshot snap;
-	bool kick;
+	unsigned int queued;
 
+	exp_local_bad = exp_remote_bad = exp_queued = exp_reports = 0;
 	h_cpu_init(c, 0, 1, 1);
 	h_cpu_init(other, 1, 0, 0);
 	blk = list_first_entry(&c->pool.blocks, struct nta_block, link);
@@ -73,6 +137,7 @@ static void test_bad_free(void)
 	expect_refused("size 0", a, 0, NTA_FREE_WRONG_SIZE);
 	expect_refused("size UINT_MAX", a, UINT_MAX, NTA_FREE_WRONG_SIZE);
 	expect_refused("size NTA_MAX_SIZE + 1", a, NTA_MAX_SIZE + 1, NTA_FREE_WRONG_SIZE);
+	expect_refused("size NTA_MAX_SIZE", a, NTA_MAX_SIZE, NTA_FREE_WRONG_SIZE);
 	expect_refused("1-unit object, 2-unit size", e, 65, NTA_FREE_WRONG_SIZE);
 	expect_refused("47 units, 48-unit size", d, 47 * NTA_UNIT + 1, NTA_FREE_WRONG_SIZE);
 	/* Sizes are checked in units: the same units are the same object. */
@@ -80,10 +145,11 @@ static void test_bad_free(void)
 
 	/* Remote double free: the pending bit refuses the second one. */
 	EXPECT(h_free(other, b, 100) == NTA_FREE_OK, "first remote free");
-	EXPECT(other->remote_frees == 1, "counted");
+	EXPECT(other->remote_frees == exp_queued + 1, "counted");
 	expect_refused("remote double free", b, 100, NTA_FREE_PENDING);
+	expect_refused("remote double free, wrong size", b, 200, NTA_FREE_PENDING);
 	h_snapshot_take(&snap, &c->pool);
-	EXPECT(nta_remote_free(&c->pool, b, 100, &kick) == NTA_FREE_PENDING && !kick,
+	EXPECT(nta_remote_free(&c->pool, b, 100, &queued) == NTA_FREE_PENDING && !queued,
 	       "nta_remote_free twice");
 	EXPECT(h_snapshot_same(&snap, &c->pool), "second remote free changed the pool");
 	h_snapshot_free(&snap);
@@ -91,9 +157,13 @@ static void test_bad_free(void)
 	expect_refused("free after remote free drained", b, 100, NTA_FREE_NOT_ALLOCATED);
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool after drain");
 
-	bad = c->bad_frees + other->bad_frees;
-	EXPECT(bad == 2 * 20 + 2, "%lu bad frees counted", bad);
-	EXPECT(c->frees == 1 && other->remote_frees == 1 && c->drained == 1,
+	EXPECT(c->bad_frees == exp_local_bad && other->bad_frees == exp_remote_bad,
+	       "bad frees counted: owner %lu (want %lu), other %lu (want %lu)",
+	       c->bad_frees, exp_local_bad, other->bad_frees, exp_remote_bad);
+	EXPECT(atomic_read(&h_bad_drain_reports) - reports0 == (int)exp_reports,
+	       "%d drain reports, want %lu", atomic_read(&h_bad_drain_reports) - reports0,
+	       exp_reports);
+	EXPECT(c->frees == 1 && other->remote_frees == exp_queued + 1 && c->drained == 1,
 	       "only the good frees happened");
 	EXPECT(h_free(c, a, 577) == NTA_FREE_OK && h_free(c, d, 3000) == NTA_FREE_OK &&
 	       h_free(other, e, 1) == NTA_FREE_OK, "good frees");
@@ -102,6 +172,234 @@ static void test_bad_free(void)
 	       "pool at the end");
 	EXPECT(c->pool.free_units == NTA_DATA_UNITS, "everything free");
 	EXPECT(h_cpu_destroy(c) == 0 && h_cpu_destroy(other) == 0, "teardown");
+}
+
+static void fill(void *p, unsigned int size, unsigned char v)
+{
+	memset(p, v, size);
+}
+
+static bool filled(const void *p, unsigned int from, unsigned int size, unsigned char v)
+{
+	const unsigned char *q = p;
+	unsigned int i;
+
+	for (i = from; i < size; i++)
+		if (q[i] != v)
+			return false;
+	return true;
+}
+
+/*
+ * A remote free with the wrong size is queued (the freer cannot check the
+ * length), reported once by the owner's drain, and the object stays
+ * allocated and intact for a later correct free.
+ */
+static void test_bad_remote_size(void)
+{
+	int reports0 = atomic_read(&h_bad_drain_reports);
+	unsigned char saved[NTA_UNIT];
+	struct h_snapshot snap;
+	struct nta_block *blk;
+	char *a, *b, *d, *e;
+	unsigned int queued, ua;
+
+	h_cpu_init(c, 0, 1, 1);
+	h_cpu_init(other, 1, 0, 0);
+	a = h_alloc(c, 640);		/* 10 units */
+	b = h_alloc(c, 100);		/* 2 units, right after a */
+	d = h_alloc(c, 1000);		/* 16 units */
+	e = h_alloc(c, 1);
+	ASSERT(a && b == a + 640 && d && e, "setup");
+	blk = nta_block_of(a);
+	ua = h_unit(a);
+	fill(a, 640, 0xaa);
+	fill(b, 100, 0xbb);
+	fill(d, 1000, 0xdd);
+	fill(e, 1, 0xee);
+
+	/* Queued: only the owner can read the length. */
+	h_snapshot_take(&snap, &c->pool);
+	memcpy(saved, a, NTA_UNIT);
+	queued = ~0u;
+	EXPECT(nta_remote_free(&c->pool, a, 700, &queued) == NTA_FREE_OK && queued == 1,
+	       "wrong size queued, queued %u", queued);
+	EXPECT(test_bit(ua, blk->pending) && test_bit(ua, blk->start), "pending, live");
+	/* While it is queued, every other free of it is a double free. */
+	EXPECT(nta_check_free(blk, a, 640) == NTA_FREE_PENDING, "owner sees it pending");
+	EXPECT(h_free(c, a, 640) == NTA_FREE_PENDING, "owner free refused");
+	queued = ~0u;
+	EXPECT(nta_remote_free(&c->pool, a, 640, &queued) == NTA_FREE_PENDING && !queued,
+	       "second remote free refused at once");
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports0, "nothing reported before the drain");
+	EXPECT(atomic_read(&c->pool.remote_count) == 1, "one queued");
+
+	/* The drain reports it once, frees nothing, leaves it allocated. */
+	EXPECT(h_drain(c) == 0, "the drain frees nothing");
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 1, "%d reports",
+	       atomic_read(&h_bad_drain_reports) - reports0);
+	EXPECT(h_last_bad_pool == &c->pool && h_last_bad_ptr == a && h_last_bad_size == 700 &&
+	       h_last_bad_why == NTA_FREE_WRONG_SIZE, "report: pool, pointer, size, reason");
+	EXPECT(!test_bit(ua, blk->pending) && test_bit(ua, blk->start) &&
+	       nta_object_units(blk, ua) == 10, "a is allocated, not pending");
+	EXPECT(c->drains == 0 && c->drained == 0, "not counted as a drain");
+	EXPECT(h_drain(c) == 0 && atomic_read(&h_bad_drain_reports) == reports0 + 1,
+	       "reported once");
+	EXPECT(filled(a, NTA_UNIT, 640, 0xaa), "a's data past the queue link");
+	memcpy(a, saved, NTA_UNIT);
+	EXPECT(h_snapshot_same(&snap, &c->pool), "pool changed");
+	h_snapshot_free(&snap);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+
+	/* One bad among good ones: the drain counts only what it freed. */
+	memcpy(saved, a, NTA_UNIT);
+	EXPECT(h_free(other, e, 1) == NTA_FREE_OK, "queue e");
+	EXPECT(h_free(other, a, 640 + 100) == NTA_FREE_OK, "queue a with a + b's size");
+	EXPECT(h_free(other, b, 100) == NTA_FREE_OK, "queue b");
+	EXPECT(atomic_read(&c->pool.remote_count) == 3, "three queued");
+	EXPECT(h_drain(c) == 2, "drain freed b and e only");
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 2 && h_last_bad_ptr == a &&
+	       h_last_bad_size == 740, "a reported");
+	EXPECT(nta_check_free(blk, b, 100) == NTA_FREE_NOT_ALLOCATED &&
+	       nta_check_free(blk, e, 1) == NTA_FREE_NOT_ALLOCATED, "b and e freed");
+	memcpy(a, saved, NTA_UNIT);
+	EXPECT(nta_check_free(blk, a, 640) == NTA_FREE_OK && filled(a, 0, 640, 0xaa),
+	       "a still allocated and intact");
+	EXPECT(filled(d, 0, 1000, 0xdd), "d intact");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	EXPECT(c->drained == 2 && atomic_read(&c->pool.remote_count) == 0, "counts");
+
+	/* Correct frees afterwards work, remote and local. */
+	EXPECT(h_free(other, a, 640) == NTA_FREE_OK, "correct remote free of a");
+	EXPECT(h_drain(c) == 1 && nta_check_free(blk, a, 640) == NTA_FREE_NOT_ALLOCATED,
+	       "a freed");
+	EXPECT(h_free(other, d, 2000) == NTA_FREE_OK && h_drain(c) == 0, "d, wrong size");
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 3, "d reported");
+	EXPECT(h_free(c, d, 1000) == NTA_FREE_OK, "correct local free of d");
+	EXPECT(c->pool.free_units == NTA_DATA_UNITS, "everything free");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "end");
+	EXPECT(c->bad_frees == 1 && other->bad_frees == 0, "refused at once: %lu + %lu",
+	       c->bad_frees, other->bad_frees);
+	EXPECT(h_cpu_destroy(c) == 0 && h_cpu_destroy(other) == 0, "teardown");
+}
+
+/*
+ * What a non-owner can check is refused at once: nothing is queued, no
+ * bit or list changes, and the owner's drain has nothing to report.
+ */
+static void test_bad_remote_refused(void)
+{
+	static const struct {
+		const char *what;
+		long off;		/* from the object, or the block if < 0 */
+		unsigned int size;
+		enum nta_bad_free want;
+	} cases[] = {
+		{ "never allocated (free space)", 2 * 640, 640, NTA_FREE_NOT_ALLOCATED },
+		{ "freed, then freed again", 640, 640, NTA_FREE_NOT_ALLOCATED },
+		{ "inside a live object", NTA_UNIT, 64, NTA_FREE_NOT_ALLOCATED },
+		{ "misaligned +8", 8, 640, NTA_FREE_MISALIGNED },
+		{ "misaligned in free space", 2 * 640 + 1, 640, NTA_FREE_MISALIGNED },
+		{ "block header", -1, 64, NTA_FREE_MISALIGNED },
+		{ "size 0", 0, 0, NTA_FREE_WRONG_SIZE },
+		{ "size NTA_MAX_SIZE + 1", 0, NTA_MAX_SIZE + 1, NTA_FREE_WRONG_SIZE },
+	};
+	int reports0 = atomic_read(&h_bad_drain_reports);
+	struct h_snapshot snap;
+	struct nta_block *blk;
+	char *a, *b, *p;
+	unsigned int i, queued;
+
+	h_cpu_init(c, 0, 1, 1);
+	h_cpu_init(other, 1, 0, 0);
+	a = h_alloc(c, 640);
+	b = h_alloc(c, 640);
+	ASSERT(a && b == a + 640, "setup");
+	blk = nta_block_of(a);
+	EXPECT(h_free(c, b, 640) == NTA_FREE_OK, "free b");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = cases[i].off < 0 ? (char *)blk + NTA_UNIT : a + cases[i].off;
+		h_snapshot_take(&snap, &c->pool);
+		queued = ~0u;
+		EXPECT(nta_remote_free(&c->pool, p, cases[i].size, &queued) == cases[i].want,
+		       "%s: want \"%s\"", cases[i].what, nta_bad_free_reason(cases[i].want));
+		EXPECT(queued == 0, "%s: queued %u", cases[i].what, queued);
+		EXPECT(llist_empty(&c->pool.remote) &&
+		       !atomic_read(&c->pool.remote_count), "%s: queued", cases[i].what);
+		EXPECT(h_snapshot_same(&snap, &c->pool), "%s: pool changed", cases[i].what);
+		EXPECT(h_drain(c) == 0, "%s: drained", cases[i].what);
+		EXPECT(h_snapshot_same(&snap, &c->pool), "%s: drain changed the pool",
+		       cases[i].what);
+		h_snapshot_free(&snap);
+	}
+	EXPECT(atomic_read(&h_bad_drain_reports) == reports0, "drain reports");
+	EXPECT(h_free(other, a, 640) == NTA_FREE_OK && h_drain(c) == 1, "a still frees");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "end");
+	EXPECT(h_cpu_destroy(c) == 0 && h_cpu_destroy(other) == 0, "teardown");
+}
+
+/*
+ * nta_pool_remove_block() on @blk with live objects: false, one WARN, the
+ * pool untouched.  If the core removes it anyway, put it back so that the
+ * test can tear down.
+ */
+static void expect_remove_refused(const char *what, struct nta_block *blk)
+{
+	unsigned long warns = shim_warn_count;
+	struct h_snapshot snap;
+	bool removed;
+
+	h_snapshot_take(&snap, &c->pool);
+	removed = nta_pool_remove_block(&c->pool, blk);
+	EXPECT(!removed, "%s: busy block (free_units %u) removed", what, blk->free_units);
+	EXPECT(shim_warn_count == warns + 1, "%s: %lu WARNs, want 1", what,
+	       shim_warn_count - warns);
+	if (removed) {
+		list_add(&blk->link, &c->pool.blocks);
+		c->pool.nr_blocks++;
+	} else {
+		EXPECT(h_snapshot_same(&snap, &c->pool), "%s: pool changed", what);
+	}
+	h_snapshot_free(&snap);
+}
+
+static void test_bad_remove_busy(void)
+{
+	struct nta_block *blk;
+	char *p, *q;
+
+	h_cpu_init(c, 0, 1, 1);
+	h_cpu_init(other, 1, 0, 0);
+	blk = list_first_entry(&c->pool.blocks, struct nta_block, link);
+	p = h_alloc(c, 640);
+	ASSERT(p, "alloc");
+	expect_remove_refused("one object", blk);
+	expect_remove_refused("again (WARN_ON_ONCE still counts)", blk);
+	q = h_alloc(c, NTA_MAX_SIZE - 640 - NTA_UNIT);
+	ASSERT(q, "alloc");
+	expect_remove_refused("one unit free", blk);
+	EXPECT(h_free(c, q, NTA_MAX_SIZE - 640 - NTA_UNIT) == NTA_FREE_OK, "free q");
+	EXPECT(h_free(other, p, 640) == NTA_FREE_OK, "remote free p");
+	expect_remove_refused("only a pending object", blk);
+	EXPECT(h_drain(c) == 1, "drain");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	EXPECT(h_cpu_destroy(c) == 0 && h_cpu_destroy(other) == 0, "teardown");
+}
+
+/* A block with no free unit at all is busy too (free_units == 0). */
+static void test_bad_remove_full(void)
+{
+	struct nta_block *blk;
+	char *p;
+
+	h_cpu_init(c, 0, 1, 1);
+	blk = list_first_entry(&c->pool.blocks, struct nta_block, link);
+	p = h_alloc(c, NTA_MAX_SIZE);
+	ASSERT(p && nta_block_of(p) == blk && !blk->free_units, "fill the block");
+	expect_remove_refused("full block", blk);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	EXPECT(h_free(c, p, NTA_MAX_SIZE) == NTA_FREE_OK, "free");
+	EXPECT(h_cpu_destroy(c) == 0, "teardown");
 }
 
 /* CONFIG_NTA_DEBUG: a write after free is reported on the next alloc. */
@@ -176,6 +474,10 @@ static void test_debug_poison(void)
 
 const struct test bad_tests[] = {
 	{ "bad_free", test_bad_free, 0 },
+	{ "bad_remote_size", test_bad_remote_size, 0 },
+	{ "bad_remote_refused", test_bad_remote_refused, 0 },
+	{ "bad_remove_busy_block", test_bad_remove_busy, 0 },
+	{ "bad_remove_full_block", test_bad_remove_full, 0 },
 	{ "debug_poison", test_debug_poison, T_DEBUG_ONLY },
 	{ NULL, NULL, 0 }
 };

@@ -1,2 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fragmentation model: replay synthetic skb-head traces through NTA and
+ * through a model of kmalloc, side by side.
+ *
+ * A trace allocates one head per step; each head lives for a random number
+ * of steps (exponential, per traffic class), so the live set settles
+ * around the sum of the mean lifetimes.  Heads are
+ * SKB_DATA_ALIGN(NET_SKB_PAD + frame) + SKB_DATA_ALIGN(shinfo = 320).
+ *
+ * The kmalloc model: size classes 8..8192 with 96 and 192; slabs of the
+ * order SLUB picks with 24 minimum objects (16 CPUs): 4 KiB up to 128 B,
+ * 8 KiB for 192 and 256, 16 KiB for 512, 32 KiB from 1 KiB up; allocation
+ * from the most recently freed-into partial slab, empty slabs returned at
+ * once (kinder to slab than SLUB's kept partials); above 8 KiB, page-order
+ * allocations.  NTA runs one pool with no reserve, so both give memory
+ * back as soon as they can, but for the one spare block NTA keeps.  Reported: bytes reserved per byte requested
+ * (rounding only), peak footprint, and the time average of footprint per
+ * live byte requested (rounding plus fragmentation).
+ */
+#include <math.h>
+
 #include "harness.h"
-const struct test frag_tests[] = { { NULL } };
+
+/* ---- the kmalloc model ---- */
+
+static const unsigned int kclass[] = {
+	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
+};
+static const unsigned int kslab[] = {
+	4096, 4096, 4096, 4096, 4096, 4096, 8192, 8192, 16384, 32768, 32768,
+	32768, 32768,
+};
+#define NR_KCLASS	ARRAY_SIZE(kclass)
+#define KMALLOC_MAX	8192
+
+struct kslabs {
+	unsigned int *inuse;		/* by slab id; UINT_MAX: slab gone */
+	bool *on_partial;
+	unsigned int *partial, nr_partial;
+	unsigned int *free_ids, nr_free_ids;
+	unsigned int nr_ids, cap, live;
+};
+
+struct kmodel {
+	struct kslabs cls[NR_KCLASS];
+	unsigned long bytes, peak;
+};
+
+static int kmalloc_class(unsigned int size)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KCLASS; i++)
+		if (size <= kclass[i])
+			return i;
+	return -1;
+}
+
+/* kmalloc_size_roundup(): the class size, or whole pages of a page order. */
+static unsigned long kmalloc_reserved(unsigned int size)
+{
+	int cl = kmalloc_class(size);
+	unsigned long pages = 1;
+
+	if (cl >= 0)
+		return kclass[cl];
+	while (pages * PAGE_SIZE < size)
+		pages <<= 1;
+	return pages * PAGE_SIZE;
+}
+
+static void k_account(struct kmodel *k, long delta)
+{
+	k->bytes += delta;
+	k->peak = max(k->peak, k->bytes);
+}
+
+/* Returns a slab id, or UINT_MAX for a page-order allocation. */
+static unsigned int k_alloc(struct kmodel *k, unsigned int size)
+{
+	int cl = kmalloc_class(size);
+	struct kslabs *s;
+	unsigned int id, per;
+
+	if (cl < 0) {
+		k_account(k, kmalloc_reserved(size));
+		return UINT_MAX;
+	}
+	s = &k->cls[cl];
+	per = kslab[cl] / kclass[cl];
+	while (s->nr_partial) {
+		id = s->partial[s->nr_partial - 1];
+		if (s->inuse[id] != UINT_MAX && s->inuse[id] < per) {
+			if (++s->inuse[id] == per) {
+				s->nr_partial--;
+				s->on_partial[id] = false;
+			}
+			return id;
+		}
+		s->nr_partial--;
+		s->on_partial[id] = false;
+	}
+	if (s->nr_free_ids) {
+		id = s->free_ids[--s->nr_free_ids];
+	} else {
+		if (s->nr_ids == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 64;
+			s->inuse = realloc(s->inuse, s->cap * sizeof(*s->inuse));
+			s->on_partial = realloc(s->on_partial, s->cap * sizeof(*s->on_partial));
+			s->partial = realloc(s->partial, s->cap * sizeof(*s->partial));
+			s->free_ids = realloc(s->free_ids, s->cap * sizeof(*s->free_ids));
+		}
+		id = s->nr_ids++;
+	}
+	s->inuse[id] = 1;
+	s->on_partial[id] = false;
+	s->live++;
+	k_account(k, kslab[cl]);
+	if (per > 1) {
+		s->partial[s->nr_partial++] = id;
+		s->on_partial[id] = true;
+	}
+	return id;
+}
+
+static void k_free(struct kmodel *k, unsigned int size, unsigned int id)
+{
+	int cl = kmalloc_class(size);
+	struct kslabs *s;
+
+	if (cl < 0) {
+		k_account(k, -(long)kmalloc_reserved(size));
+		return;
+	}
+	s = &k->cls[cl];
+	if (--s->inuse[id] == 0) {
+		s->inuse[id] = UINT_MAX;
+		s->live--;
+		s->free_ids[s->nr_free_ids++] = id;
+		k_account(k, -(long)kslab[cl]);
+		/* A stale partial entry is skipped when it comes up. */
+		return;
+	}
+	if (!s->on_partial[id]) {
+		s->partial[s->nr_partial++] = id;
+		s->on_partial[id] = true;
+	}
+}
+
+static void k_destroy(struct kmodel *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KCLASS; i++) {
+		free(k->cls[i].inuse);
+		free(k->cls[i].on_partial);
+		free(k->cls[i].partial);
+		free(k->cls[i].free_ids);
+	}
+}
+
+/* ---- traces ---- */
+
+static unsigned int head(unsigned int frame)
+{
+	return ALIGN(64 + frame, 64u) + 320;
+}
+
+struct draw {
+	unsigned int size;
+	double mean_life;
+};
+
+static unsigned int life(struct rng *r, double mean)
+{
+	double u = ((rng_next(r) >> 11) + 1) * (1.0 / 9007199254740993.0);
+	double l = -mean * log(u);
+
+	return l < 1 ? 1 : l > 60000 ? 60000 : (unsigned int)l;
+}
+
+/* RX data segments queued in sockets, ACKs freed fast, TX header skbs. */
+static struct draw trace_tcp(struct rng *r)
+{
+	unsigned int x = rng_range(r, 0, 99);
+
+	if (x < 55)
+		return (struct draw){ head(1514), 1500 };
+	if (x < 90)
+		return (struct draw){ head(66), 20 };
+	return (struct draw){ head(256), 300 };
+}
+
+static struct draw trace_udp(struct rng *r)
+{
+	return (struct draw){ head(rng_range(r, 64, 9000) + 42), 800 };
+}
+
+/* ACKs, requests, MSS responses, large GRO-sized and jumbo heads. */
+static struct draw trace_web(struct rng *r)
+{
+	unsigned int x = rng_range(r, 0, 99);
+
+	if (x < 30)
+		return (struct draw){ head(66), 20 };
+	if (x < 50)
+		return (struct draw){ head(rng_range(r, 200, 800)), 100 };
+	if (x < 85)
+		return (struct draw){ head(1514), 1200 };
+	if (x < 95)
+		return (struct draw){ head(rng_range(r, 2000, 8000)), 800 };
+	return (struct draw){ head(9014), 3000 };
+}
+
+struct live {
+	void *p;
+	unsigned int size, kid;
+};
+
+struct frag_result {
+	const char *name;
+	double avg_req, nta_ratio, k_ratio, nta_foot, k_foot, nta_grows;
+	unsigned long nta_peak, k_peak;
+};
+
+#define RING	65536
+
+static void replay(const char *name, struct draw (*gen)(struct rng *),
+		   unsigned long steps, struct frag_result *res)
+{
+	struct hcpu *c = &h_cpus[0];
+	struct kmodel k = { 0 };
+	struct live *objs = NULL;
+	unsigned int nobjs = 0, objs_cap = 0, *free_slots = NULL, nfree = 0;
+	unsigned int **ring = calloc(RING, sizeof(*ring));
+	unsigned int *ring_n = calloc(RING, sizeof(*ring_n));
+	unsigned int *ring_cap = calloc(RING, sizeof(*ring_cap));
+	unsigned long t, req_total = 0, nta_total = 0, k_total = 0, nta_peak = 0;
+	unsigned long live_req = 0, samples = 0;
+	double nta_foot = 0, k_foot = 0;
+	struct rng r;
+
+	rng_seed(&r, 12345);
+	h_cpu_init(c, 0, 0, 0);
+	for (t = 0; t < steps + RING; t++) {
+		unsigned int slot = t % RING, i;
+
+		/* Deaths due now. */
+		for (i = 0; i < ring_n[slot]; i++) {
+			struct live *o = &objs[ring[slot][i]];
+
+			if (h_free(c, o->p, o->size) != NTA_FREE_OK)
+				EXPECT(0, "%s: free refused", name);
+			k_free(&k, o->size, o->kid);
+			live_req -= o->size;
+			free_slots[nfree++] = ring[slot][i];
+		}
+		ring_n[slot] = 0;
+		if (t >= steps)
+			continue;		/* only let the rest die */
+
+		{
+			struct draw d = gen(&r);
+			unsigned int idx, when;
+			struct live *o;
+
+			if (nfree) {
+				idx = free_slots[--nfree];
+			} else {
+				if (nobjs == objs_cap) {
+					objs_cap = objs_cap ? objs_cap * 2 : 1024;
+					objs = realloc(objs, objs_cap * sizeof(*objs));
+					free_slots = realloc(free_slots, objs_cap * sizeof(*free_slots));
+				}
+				idx = nobjs++;
+			}
+			o = &objs[idx];
+			o->size = d.size;
+			o->p = h_alloc(c, d.size);
+			if (!EXPECT(o->p, "%s: alloc %u", name, d.size))
+				break;
+			o->kid = k_alloc(&k, d.size);
+			req_total += d.size;
+			nta_total += nta_size_to_units(d.size) * NTA_UNIT;
+			k_total += kmalloc_reserved(d.size);
+			live_req += d.size;
+			nta_peak = max(nta_peak, (unsigned long)c->pool.nr_blocks);
+			when = (t + life(&r, d.mean_life)) % RING;
+			if (ring_n[when] == ring_cap[when]) {
+				ring_cap[when] = ring_cap[when] ? ring_cap[when] * 2 : 8;
+				ring[when] = realloc(ring[when], ring_cap[when] * sizeof(**ring));
+			}
+			ring[when][ring_n[when]++] = idx;
+		}
+		/* Time averages once the live set has settled. */
+		if (t > 20000 && t % 256 == 0) {
+			nta_foot += (double)c->pool.nr_blocks * NTA_BLOCK_SIZE / live_req;
+			k_foot += (double)k.bytes / live_req;
+			samples++;
+		}
+		if (t % 65536 == 0)
+			EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0,
+			       "%s: pool at step %lu", name, t);
+	}
+	EXPECT(c->pool.nr_blocks <= 1 && k.bytes == 0 && live_req == 0,
+	       "%s: everything given back but the spare: %u blocks, %lu slab bytes", name,
+	       c->pool.nr_blocks, k.bytes);
+	h_trim(c);
+	EXPECT(c->pool.nr_blocks == 0, "%s: trim left %u blocks", name, c->pool.nr_blocks);
+	EXPECT(nta_total <= k_total, "%s: NTA reserves more than kmalloc", name);
+
+	res->name = name;
+	res->avg_req = (double)req_total / steps;
+	res->nta_ratio = (double)nta_total / req_total;
+	res->k_ratio = (double)k_total / req_total;
+	res->nta_peak = nta_peak * NTA_BLOCK_SIZE;
+	res->k_peak = k.peak;
+	res->nta_foot = samples ? nta_foot / samples : 0;
+	res->k_foot = samples ? k_foot / samples : 0;
+	res->nta_grows = 1000.0 * c->grows / steps;
+
+	EXPECT(h_cpu_destroy(c) == 0, "teardown");
+	k_destroy(&k);
+	for (t = 0; t < RING; t++)
+		free(ring[t]);
+	free(ring);
+	free(ring_n);
+	free(ring_cap);
+	free(objs);
+	free(free_slots);
+}
+
+static void test_frag(void)
+{
+	const unsigned long steps = env_ulong("FRAG_STEPS",
+					      strcmp(NTA_VARIANT, "o2") ? 200000 : 1000000);
+	struct frag_result res[3];
+	unsigned int i;
+
+	replay("tcp", trace_tcp, steps, &res[0]);
+	replay("udp", trace_udp, steps, &res[1]);
+	replay("web", trace_web, steps, &res[2]);
+
+	t_note("fragmentation, %lu heads per trace:", steps);
+	t_note("trace  avg req | reserved/requested | peak footprint KiB | footprint/live req | NTA grows");
+	t_note("           B   |    NTA     kmalloc  |    NTA     kmalloc |    NTA     kmalloc | per 1k allocs");
+	for (i = 0; i < ARRAY_SIZE(res); i++)
+		t_note("%-5s %8.0f  |  %6.3f     %6.3f  | %6lu     %7lu | %6.3f     %6.3f  | %6.1f",
+		       res[i].name, res[i].avg_req, res[i].nta_ratio, res[i].k_ratio,
+		       res[i].nta_peak >> 10, res[i].k_peak >> 10, res[i].nta_foot,
+		       res[i].k_foot, res[i].nta_grows);
+}
+
+const struct test frag_tests[] = {
+	{ "frag_model", test_frag, 0 },
+	{ NULL, NULL, 0 }
+};

@@ -2,8 +2,9 @@
 /*
  * Boundary tests of the core: first and last unit of a block, bitmap word
  * edges, whole-block objects, sizes around a unit, 1-unit split
- * remainders, merges on either side, best fit, the reserve and block
- * release, and the remote-free path driven from one thread.
+ * remainders, merges on either side, best fit, the reserve, the spare
+ * block and nta_pool_trim(), and the remote-free path driven from one
+ * thread.
  *
  * Most tests fill a block with 1-unit objects, then free chosen units to
  * carve free chunks of known position and size, so they do not depend on
@@ -406,9 +407,14 @@ static void test_best_fit(void)
 	u_teardown();
 }
 
-/* Blocks above the reserve go back as soon as they are wholly free. */
+/*
+ * Above the reserve, a block that becomes wholly free goes back only when
+ * the pool already has another wholly free block: one spare is kept.
+ */
 static void test_reserve_release(void)
 {
+	/* Freeing blocks 0..4 of 5 with a reserve of 2: 0 stays as the spare. */
+	static const bool released_want[5] = { false, true, true, true, false };
 	struct nta_block *blks[5];
 	LIST_HEAD(released);
 	void *p[5];
@@ -424,44 +430,172 @@ static void test_reserve_release(void)
 	u_check();
 	for (i = 0; i < 5; i++) {
 		struct nta_block *blk;
-		bool want_release = c->pool.nr_blocks > c->pool.reserve;
 
 		EXPECT(nta_check_free(blks[i], p[i], NTA_MAX_SIZE) == NTA_FREE_OK, "check");
 		nta_pool_free(&c->pool, p[i], NTA_MAX_SIZE, &released);
-		if (want_release) {
+		if (released_want[i]) {
 			EXPECT(list_is_singular(&released) &&
 			       list_first_entry(&released, struct nta_block, link) == blks[i],
 			       "free %u: block released", i);
 			list_for_each_entry(blk, &c->pool.blocks, link)
 				EXPECT(blk != blks[i], "released block still in the pool");
 		} else {
-			EXPECT(list_empty(&released), "free %u: reserve block kept", i);
+			EXPECT(list_empty(&released), "free %u: block kept (%s)", i,
+			       i ? "reserve" : "spare above the reserve");
 			u_chunk(blks[i], NTA_HDR_UNITS, NTA_DATA_UNITS);
 		}
 		h_release(c, &released);
-		u_check();
+		EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0,
+		       "pool after free %u", i);
 	}
-	EXPECT(c->pool.nr_blocks == 2 && c->pool.free_units == 2 * NTA_DATA_UNITS,
-	       "the reserve is left: %u blocks", c->pool.nr_blocks);
+	EXPECT(c->pool.nr_blocks == 2 && c->pool.free_units == 2 * NTA_DATA_UNITS &&
+	       c->returns == 3, "the reserve is left: %u blocks, %lu returns",
+	       c->pool.nr_blocks, c->returns);
+	EXPECT(h_trim(c) == 0 && c->pool.nr_blocks == 2, "trim keeps the reserve");
 
-	/* The shrinker's path: take a wholly free reserve block away by hand. */
-	nta_pool_remove_block(&c->pool, blks[3]);
-	free(blks[3]);
+	/* The embedder may take a wholly free block away by hand. */
+	EXPECT(nta_pool_remove_block(&c->pool, blks[0]), "remove a wholly free block");
+	free(blks[0]);
 	atomic_dec(&h_blocks_live);
 	EXPECT(c->pool.nr_blocks == 1 && c->pool.free_units == NTA_DATA_UNITS,
 	       "remove_block: %u blocks, %lu free units", c->pool.nr_blocks,
 	       c->pool.free_units);
+	u_chunk(blks[4], NTA_HDR_UNITS, NTA_DATA_UNITS);
 	u_check();
 	u_teardown();
 
-	/* Reserve 0: the last free gives the only block back. */
+	/* Reserve 0: the only block stays as the spare until a trim. */
 	u_setup(0);
 	EXPECT(!nta_pool_alloc(&c->pool, 1), "empty pool");
 	p[0] = h_alloc(c, 100);
 	ASSERT(p[0], "grow from nothing");
 	u_free(p[0], 100);
+	EXPECT(c->pool.nr_blocks == 1 && c->returns == 0 &&
+	       c->pool.free_units == NTA_DATA_UNITS, "spare kept: %u blocks, %lu returns",
+	       c->pool.nr_blocks, c->returns);
+	p[0] = h_alloc(c, 100);
+	EXPECT(p[0] && c->grows == 1, "the spare serves the next alloc: %lu grows", c->grows);
+	u_free(p[0], 100);
+	EXPECT(h_trim(c) == 1, "trim gives the spare back");
 	EXPECT(c->pool.nr_blocks == 0 && c->returns == 1 && c->pool.free_units == 0 &&
-	       bitmap_empty(c->pool.nonempty, NTA_NR_LISTS), "block returned");
+	       bitmap_empty(c->pool.nonempty, NTA_NR_LISTS) && list_empty(&c->pool.blocks),
+	       "block returned");
+	EXPECT(h_trim(c) == 0, "nothing left to trim");
+	u_teardown();
+}
+
+/* Is @blk on @pool's block list? */
+static bool u_has_block(const struct nta_block *blk)
+{
+	const struct nta_block *b;
+
+	list_for_each_entry(b, &c->pool.blocks, link)
+		if (b == blk)
+			return true;
+	return false;
+}
+
+/*
+ * The spare rule in detail, the hysteresis it buys, and nta_pool_trim():
+ * every wholly free block above the reserve goes, nothing else does.
+ */
+static void test_spare_trim(void)
+{
+	struct nta_block *a, *b;
+	LIST_HEAD(released);
+	void *p, *q, *r;
+	unsigned int i;
+
+	/* The older spare stays, the block that just became free goes. */
+	u_setup(0);
+	p = h_alloc(c, NTA_MAX_SIZE);
+	q = h_alloc(c, NTA_MAX_SIZE);
+	ASSERT(p && q && c->pool.nr_blocks == 2, "two blocks");
+	a = nta_block_of(p);
+	b = nta_block_of(q);
+	nta_pool_free(&c->pool, p, NTA_MAX_SIZE, &released);
+	EXPECT(list_empty(&released) && u_has_block(a), "first empty block kept as spare");
+	nta_pool_free(&c->pool, q, NTA_MAX_SIZE, &released);
+	EXPECT(list_is_singular(&released) &&
+	       list_first_entry(&released, struct nta_block, link) == b,
+	       "second empty block released");
+	h_release(c, &released);
+	EXPECT(c->pool.nr_blocks == 1 && u_has_block(a) && !u_has_block(b), "spare is a");
+	u_chunk(a, NTA_HDR_UNITS, NTA_DATA_UNITS);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "pool");
+	p = h_alloc(c, NTA_MAX_SIZE);
+	EXPECT(p && nta_block_of(p) == a && c->grows == 2, "the spare is used again");
+	u_free(p, NTA_MAX_SIZE);
+	EXPECT(c->pool.nr_blocks == 1, "and kept again");
+	EXPECT(h_trim(c) == 1 && c->pool.nr_blocks == 0 && c->returns == 2, "trimmed");
+	u_teardown();
+
+	/* A pool hovering at a block boundary grows once, not every time. */
+	u_setup(1);
+	p = h_alloc(c, NTA_MAX_SIZE);		/* fills the reserve block */
+	ASSERT(p, "fill");
+	for (i = 0; i < 1000; i++) {
+		q = h_alloc(c, 1 + i % 2000);
+		if (!EXPECT(q, "alloc %u", i))
+			break;
+		u_free(q, 1 + i % 2000);
+	}
+	EXPECT(c->grows == 1 && c->returns == 0 && c->pool.nr_blocks == 2,
+	       "1000 alloc+free over the boundary: %lu grows, %lu returns", c->grows,
+	       c->returns);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "pool");
+	EXPECT(h_trim(c) == 1 && c->pool.nr_blocks == 1 && u_has_block(nta_block_of(p)),
+	       "trim returns the spare, not the busy reserve block");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_TRIMMED, NULL) == 0, "trimmed");
+	u_free(p, NTA_MAX_SIZE);
+	EXPECT(c->pool.nr_blocks == 1 && h_trim(c) == 0, "the reserve block stays");
+	u_teardown();
+
+	/*
+	 * Wholly free blocks above the reserve (added by the embedder, as
+	 * nta_cpu_online() does, or left when the reserve is lowered): trim
+	 * takes them down to the reserve, and never a busy block.
+	 */
+	u_setup(3);
+	ASSERT(h_grow(c) && c->pool.nr_blocks == 4, "4 blocks");
+	/* One object in one block, two in another; two blocks stay free. */
+	p = h_alloc(c, NTA_MAX_SIZE);
+	q = h_alloc(c, 1);
+	r = h_alloc(c, 1);
+	ASSERT(p && q && r && nta_block_of(p) != nta_block_of(q) &&
+	       nta_block_of(q) == nta_block_of(r), "objects in two blocks");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	/* A remote free in flight keeps its block busy for nta_pool_trim(). */
+	h_cpu_init(&h_cpus[1], 1, 0, 0);
+	EXPECT(h_free(&h_cpus[1], q, 1) == NTA_FREE_OK, "remote free");
+	EXPECT(nta_pool_trim(&c->pool, &released) == 1, "trim: one block above the reserve");
+	i = 0;
+	list_for_each_entry(a, &released, link) {
+		EXPECT(a != nta_block_of(p) && a != nta_block_of(q), "busy block %p trimmed", a);
+		i++;
+	}
+	EXPECT(i == 1, "%u blocks on the released list", i);
+	h_release(c, &released);
+	EXPECT(c->pool.nr_blocks == 3 && c->returns == 1, "%u blocks", c->pool.nr_blocks);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_RELEASE | H_CHECK_TRIMMED, NULL) == 0, "pool");
+	EXPECT(nta_pool_trim(&c->pool, &released) == 0, "at the reserve: nothing to trim");
+	/* With the reserve lowered to 0 the last wholly free block goes too. */
+	c->pool.reserve = 0;
+	EXPECT(nta_pool_trim(&c->pool, &released) == 1, "the last wholly free block");
+	h_release(c, &released);
+	EXPECT(c->pool.nr_blocks == 2 && u_has_block(nta_block_of(p)) &&
+	       u_has_block(nta_block_of(q)), "busy blocks stay");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_TRIMMED, NULL) == 0, "pool");
+	/* Freeing r drains q as well: their block becomes the spare. */
+	u_free(r, 1);
+	EXPECT(c->pool.nr_blocks == 2 && c->returns == 2, "spare kept");
+	EXPECT(h_trim(c) == 1, "trim the spare");
+	EXPECT(c->pool.nr_blocks == 1 && u_has_block(nta_block_of(p)), "one block");
+	u_free(p, NTA_MAX_SIZE);
+	EXPECT(c->pool.nr_blocks == 1, "the last block is the spare");
+	EXPECT(h_trim(c) == 1 && c->pool.nr_blocks == 0, "trim to nothing");
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_TRIMMED, NULL) == 0, "empty");
+	EXPECT(h_cpu_destroy(&h_cpus[1]) == 0, "other");
 	u_teardown();
 }
 
@@ -504,16 +638,16 @@ static void test_remote_drain(void)
 	}
 	h_cpu_init(other, 1, 0, 0);
 	for (i = 0; i < n; i++) {
-		bool kick;
+		unsigned int queued = ~0u;
 
 		EXPECT(nta_check_free(nta_block_of(p[i]), p[i], RSIZE(i)) == NTA_FREE_OK,
 		       "check %u", i);
-		EXPECT(nta_remote_free(&c->pool, p[i], RSIZE(i), &kick) == NTA_FREE_OK,
+		EXPECT(nta_remote_free(&c->pool, p[i], RSIZE(i), &queued) == NTA_FREE_OK,
 		       "remote free %u", i);
-		if (kick) {
+		EXPECT(queued == i + 1, "remote free %u: queued %u", i, queued);
+		/* nta.c kicks the freer that queues the threshold-th object. */
+		if (queued == NTA_KICK_THRESHOLD)
 			kicks++;
-			EXPECT(i + 1 == NTA_KICK_THRESHOLD, "kick at %u", i + 1);
-		}
 		EXPECT(nta_check_free(nta_block_of(p[i]), p[i], RSIZE(i)) ==
 		       NTA_FREE_PENDING, "pending %u", i);
 	}
@@ -529,15 +663,31 @@ static void test_remote_drain(void)
 		EXPECT(nta_check_free(nta_block_of(p[0]), p[i], RSIZE(i)) ==
 		       NTA_FREE_NOT_ALLOCATED, "gone %u", i);
 
-	/* A drain that empties a block above the reserve releases it. */
+	/* The count starts again at 1: the owner has nothing pending. */
+	{
+		unsigned int queued = ~0u;
+
+		p[0] = h_alloc(c, 640);
+		ASSERT(p[0], "alloc");
+		EXPECT(nta_remote_free(&c->pool, p[0], 640, &queued) == NTA_FREE_OK &&
+		       queued == 1, "first queued after a drain: %u", queued);
+		EXPECT(h_drain(c) == 1, "drain it");
+	}
+
+	/*
+	 * A drain that empties two blocks above the reserve of 1: one of them
+	 * is given back, the other stays as the spare.
+	 */
 	p[0] = h_alloc(c, NTA_MAX_SIZE);
 	p[1] = h_alloc(c, NTA_MAX_SIZE);
 	ASSERT(p[0] && p[1] && c->pool.nr_blocks == 2, "two blocks");
 	EXPECT(h_free(other, p[0], NTA_MAX_SIZE) == NTA_FREE_OK, "remote 0");
 	EXPECT(h_free(other, p[1], NTA_MAX_SIZE) == NTA_FREE_OK, "remote 1");
-	EXPECT(other->remote_frees == 2, "counted on the freer");
+	EXPECT(other->remote_frees == 3, "counted on the freer");
 	EXPECT(h_drain(c) == 2 && c->pool.nr_blocks == 1 && c->returns == 1,
-	       "drain released one block");
+	       "drain released one block: %u blocks, %lu returns", c->pool.nr_blocks,
+	       c->returns);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "pool");
 	u_check();
 	EXPECT(h_cpu_destroy(other) == 0, "other");
 	u_teardown();
@@ -585,6 +735,7 @@ const struct test unit_tests[] = {
 	{ "unit_merges", test_merges, 0 },
 	{ "unit_best_fit", test_best_fit, 0 },
 	{ "unit_reserve_release", test_reserve_release, 0 },
+	{ "unit_spare_trim", test_spare_trim, 0 },
 	{ "unit_two_blocks", test_two_blocks, 0 },
 	{ "unit_remote_drain", test_remote_drain, 0 },
 	{ "unit_random_small", test_random_small, 0 },

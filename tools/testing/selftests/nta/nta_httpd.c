@@ -70,6 +70,7 @@ struct conn {
 	bool rd_eof;			/* peer shut down its side */
 	bool close_after;		/* close once the response is out */
 	bool lingering;			/* our side is shut, draining input */
+	bool http10_keep;		/* HTTP/1.0 client asked for keep-alive */
 	size_t rlen, rpos;		/* bytes in rbuf, bytes consumed */
 	uint64_t discard;		/* request body bytes still to skip */
 	size_t hlen, hoff;		/* response header, bytes sent */
@@ -94,6 +95,8 @@ struct worker {
 	int lfd;
 	int spare;			/* reserve fd for EMFILE */
 	bool lfd_off;			/* listener paused after EMFILE */
+	time_t date_sec;		/* second that date[] shows */
+	char date[64];			/* "Date: ...\r\n", once a second */
 	int nconns;
 	struct conn *conns;
 	struct stats st;
@@ -220,19 +223,38 @@ static enum flush_ret conn_flush(struct worker *w, struct conn *c, bool more)
 	return FLUSH_DONE;
 }
 
+/* RFC 9110 6.6.1: an origin server with a clock sends Date. */
+static const char *date_header(struct worker *w)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (t != w->date_sec && gmtime_r(&t, &tm)) {
+		strftime(w->date, sizeof(w->date),
+			 "Date: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
+		w->date_sec = t;
+	}
+	return w->date;
+}
+
 static void respond(struct worker *w, struct conn *c, int code,
 		    const char *reason, uint64_t len, bool head,
 		    const char *type, const char *extra)
 {
+	const char *conn = "";
+
+	if (c->close_after)
+		conn = "Connection: close\r\n";
+	else if (c->http10_keep)
+		conn = "Connection: keep-alive\r\n";
 	c->hlen = snprintf(c->hbuf, sizeof(c->hbuf),
 			   "HTTP/1.1 %d %s\r\n"
-			   "Server: nta_httpd\r\n"
+			   "Server: nta_httpd\r\n%s"
 			   "Content-Type: %s\r\n"
 			   "Content-Length: %llu\r\n"
 			   "%s%s\r\n",
-			   code, reason, type, (unsigned long long)len,
-			   extra ? extra : "",
-			   c->close_after ? "Connection: close\r\n" : "");
+			   code, reason, date_header(w), type,
+			   (unsigned long long)len, extra ? extra : "", conn);
 	c->hoff = 0;
 	c->blen = head ? 0 : len;
 	c->boff = 0;
@@ -447,6 +469,7 @@ static enum parse_ret parse_request(struct worker *w, struct conn *c)
 
 	keep = http10 ? conn_keep && !conn_close : !conn_close;
 	c->close_after = !keep;
+	c->http10_keep = http10 && keep;
 
 	if (sp1 - start == 3 && !memcmp(start, "GET", 3))
 		get = true;
@@ -522,7 +545,8 @@ static void conn_linger(struct worker *w, struct conn *c)
 {
 	shutdown(c->fd, SHUT_WR);
 	c->lingering = true;
-	c->rlen = c->rpos = 0;
+	c->rlen = 0;
+	c->rpos = 0;
 	c->last = now_sec();
 	set_events(w, c, EPOLLIN | EPOLLRDHUP);
 }
@@ -588,8 +612,10 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
 			c->rpos += skip;
 			c->discard -= skip;
 		}
-		if (c->rpos == c->rlen)
-			c->rpos = c->rlen = 0;
+		if (c->rpos == c->rlen) {
+			c->rpos = 0;
+			c->rlen = 0;
+		}
 		if (!c->discard && parse_request(w, c) != PARSE_MORE)
 			continue;		/* send it, then the next one */
 
@@ -827,7 +853,7 @@ static int bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-p port] [-t threads] [-d seconds] [-a addr]\n"
@@ -897,12 +923,12 @@ int main(int argc, char **argv)
 			opt.quiet = true;
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (optind != argc || opt.port < 0 || opt.port > 65535 ||
 	    opt.threads < 0 || opt.duration < 0 || opt.idle < 0)
-		usage(argv[0]);
+		print_usage(argv[0]);
 
 	if (!opt.addr)
 		opt.addr = "0.0.0.0";
@@ -999,11 +1025,14 @@ int main(int argc, char **argv)
 		open_conns += ws[i].nconns;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("nta_httpd: %.1f s, %llu requests served, %llu error responses, %llu resets, %llu connections, %d left open\n",
+	printf("nta_httpd: %.1f s, %llu requests served, %llu error responses,",
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       tot.requests, tot.errors, tot.resets, tot.accepted, open_conns);
-	printf("RESULT requests=%llu errors=%llu resets=%llu accepted=%llu timeouts=%llu bytes=%llu\n",
-	       tot.requests, tot.errors, tot.resets, tot.accepted,
+	       tot.requests, tot.errors);
+	printf(" %llu resets, %llu connections, %d left open\n",
+	       tot.resets, tot.accepted, open_conns);
+	printf("RESULT requests=%llu errors=%llu resets=%llu", tot.requests,
+	       tot.errors, tot.resets);
+	printf(" accepted=%llu timeouts=%llu bytes=%llu\n", tot.accepted,
 	       tot.timeouts, tot.bytes);
 	free(ws);
 	return 0;

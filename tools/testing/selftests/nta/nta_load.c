@@ -542,7 +542,7 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-a host] [-p port] [-u path] [-n conns] [-t threads]\n"
@@ -614,7 +614,7 @@ static void parse_url(char *url)
 		char *rb = strchr(p, ']');
 
 		if (!rb)
-			usage("nta_load");
+			print_usage("nta_load");
 		*rb = '\0';
 		opt.host = p + 1;
 		colon = rb[1] == ':' ? rb + 1 : NULL;
@@ -673,14 +673,14 @@ int main(int argc, char **argv)
 			opt.quiet = true;
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (optind < argc)
 		parse_url(argv[optind++]);
 	if (optind != argc || opt.conns < 1 || opt.threads < 0 ||
 	    opt.duration <= 0 || opt.timeout_ms < 0 || opt.path[0] != '/')
-		usage(argv[0]);
+		print_usage(argv[0]);
 	if (!opt.threads) {
 		cpu_set_t set;
 
@@ -781,25 +781,28 @@ int main(int argc, char **argv)
 		       opt.host, opt.port, opt.path, opt.conns, opt.threads,
 		       opt.abort ? "abort" : opt.keepalive ? "keep-alive" :
 		       "connection per request", secs);
-		printf("  requests %llu (%.1f/s), bytes %llu (%.3f Gbit/s), connections opened %llu\n",
-		       tot.requests, rps, tot.bytes, bps * 8 / 1e9,
-		       tot.connects);
+		printf("  requests %llu (%.1f/s), bytes %llu (%.3f Gbit/s),",
+		       tot.requests, rps, tot.bytes, bps * 8 / 1e9);
+		printf(" connections opened %llu\n", tot.connects);
 		printf("  latency us: p50 %llu p90 %llu p99 %llu p99.9 %llu max %llu\n",
 		       (unsigned long long)hist_percentile(&tot, 0.50),
 		       (unsigned long long)hist_percentile(&tot, 0.90),
 		       (unsigned long long)hist_percentile(&tot, 0.99),
 		       (unsigned long long)hist_percentile(&tot, 0.999),
 		       (unsigned long long)tot.max_us);
-		printf("  errors %d: non-200 %llu, resets %llu, timeouts %llu, connect %llu, parse %llu; aborts %llu\n",
-		       err, tot.non200, tot.resets, tot.timeouts,
+		printf("  errors %d: non-200 %llu, resets %llu, timeouts %llu,",
+		       err, tot.non200, tot.resets, tot.timeouts);
+		printf(" connect %llu, parse %llu; aborts %llu\n",
 		       tot.connect_err, tot.parse_err, tot.aborts);
 	}
-	printf("RESULT rps=%.1f bps=%.0f p50_us=%llu p99_us=%llu max_us=%llu errors=%d requests=%llu bytes=%llu non200=%llu resets=%llu timeouts=%llu connect_err=%llu parse_err=%llu connects=%llu aborts=%llu\n",
+	printf("RESULT rps=%.1f bps=%.0f p50_us=%llu p99_us=%llu max_us=%llu errors=%d",
 	       rps, bps, (unsigned long long)hist_percentile(&tot, 0.50),
 	       (unsigned long long)hist_percentile(&tot, 0.99),
-	       (unsigned long long)tot.max_us, err, tot.requests, tot.bytes,
-	       tot.non200, tot.resets, tot.timeouts, tot.connect_err,
-	       tot.parse_err, tot.connects, tot.aborts);
+	       (unsigned long long)tot.max_us, err);
+	printf(" requests=%llu bytes=%llu non200=%llu resets=%llu timeouts=%llu",
+	       tot.requests, tot.bytes, tot.non200, tot.resets, tot.timeouts);
+	printf(" connect_err=%llu parse_err=%llu connects=%llu aborts=%llu\n",
+	       tot.connect_err, tot.parse_err, tot.connects, tot.aborts);
 	free(ts);
 	return tot.requests || tot.aborts ? 0 : 1;
 }
