@@ -157,10 +157,11 @@ bool h_quiet_reports;
 void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 			 unsigned int size, enum nta_bad_free why)
 {
-	h_last_bad_pool = pool;
-	h_last_bad_ptr = ptr;
-	h_last_bad_size = size;
-	h_last_bad_why = why;
+	/* Meaningful in single-thread tests; atomic so that owners may race. */
+	__atomic_store_n(&h_last_bad_pool, pool, __ATOMIC_RELAXED);
+	__atomic_store_n(&h_last_bad_ptr, ptr, __ATOMIC_RELAXED);
+	__atomic_store_n(&h_last_bad_size, size, __ATOMIC_RELAXED);
+	__atomic_store_n(&h_last_bad_why, why, __ATOMIC_RELAXED);
 	atomic_inc(&h_bad_drain_reports);
 	if (!__atomic_load_n(&h_quiet_reports, __ATOMIC_RELAXED))
 		printf("# nta_report_bad_free: pool %u ptr %p size %u: %s\n",

@@ -249,8 +249,8 @@ static void respond(struct worker *w, struct conn *c, int code,
 		conn = "Connection: keep-alive\r\n";
 	c->hlen = snprintf(c->hbuf, sizeof(c->hbuf),
 			   "HTTP/1.1 %d %s\r\n"
-			   "Server: nta_httpd\r\n%s"
-			   "Content-Type: %s\r\n"
+			   "Server: nta_httpd\r\n"
+			   "%sContent-Type: %s\r\n"
 			   "Content-Length: %llu\r\n"
 			   "%s%s\r\n",
 			   code, reason, date_header(w), type,
