@@ -124,7 +124,9 @@ for p in "$NTA_OUT"/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$p" ] || continue
 	b=$(basename "$p" .patch)
 	[ "$b" = 0000-cover-letter ] && continue
-	(cd "$NTA_TREE" && perl scripts/checkpatch.pl --strict --no-color --ignore FILE_PATH_CHANGES "$p") \
+	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
+	(cd "$NTA_TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-color \
+		--ignore FILE_PATH_CHANGES "$p") \
 		>"$CHK/checkpatch-$b.txt" 2>&1
 	tot=$(grep -E '^total: ' "$CHK/checkpatch-$b.txt" | tail -1)
 	e=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\1/p' <<<"$tot")

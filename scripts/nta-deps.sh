@@ -9,7 +9,8 @@
 . "$(dirname "$0")/nta-lib.sh"
 
 pkgs=(
-	gcc make libc6-dev git perl xz-utils	# toolchain, git, checkpatch
+	gcc make libc6-dev git perl xz-utils	# toolchain, git
+	python3 python3-ply python3-git		# checkpatch (spdxcheck.py)
 	flex bison bc libelf-dev libssl-dev cpio dwarves ccache	# kernel build
 	qemu-system-x86 busybox-static iperf3	# guest and its tests
 	wrk gnuplot-nox				# demo / benchmark

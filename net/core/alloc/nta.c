@@ -9,7 +9,8 @@
  * never given back: that reserve is what keeps network memory apart from
  * the rest of the system.  Beyond it, pools grow with atomic page
  * allocations up to nta_max= and give a block back as soon as its last
- * object is freed.
+ * object is freed, keeping one wholly free spare so that a pool hovering
+ * at a block boundary does not churn the page allocator.
  *
  * An object freed on a CPU that does not own it is pushed on the owner's
  * lock-less remote list (nta_remote_free()); the owner drains the list on

@@ -147,11 +147,10 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
  */
 bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 {
-	if (WARN_ON_ONCE(blk->free_units && blk->free_units != NTA_DATA_UNITS))
+	if (WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS))
 		return false;
-	if (blk->free_units)
-		nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
-			      NTA_DATA_UNITS);
+	nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
+		      NTA_DATA_UNITS);
 	list_del(&blk->link);
 	pool->nr_blocks--;
 	return true;
@@ -387,6 +386,15 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 		return why;
 	if (test_and_set_bit(nta_unit_of(blk, ptr), blk->pending))
 		return NTA_FREE_PENDING;
+	/*
+	 * The owner may have drained an earlier free of this object between
+	 * our check and the bit: it clears @start before @pending, so look
+	 * again now that the bit is ours.
+	 */
+	if (!test_bit(nta_unit_of(blk, ptr), blk->start)) {
+		clear_bit_unlock(nta_unit_of(blk, ptr), blk->pending);
+		return NTA_FREE_NOT_ALLOCATED;
+	}
 	obj->size = size;
 	llist_add(&obj->node, &owner->remote);
 	*queued = atomic_inc_return(&owner->remote_count);
@@ -422,15 +430,16 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		if (unlikely(why)) {
 			/* The object stays allocated; a correct free still works. */
 			nta_report_bad_free(pool, obj, size, why);
-			clear_bit(unit, blk->pending);
+			clear_bit_unlock(unit, blk->pending);
 			continue;
 		}
 		nta_pool_free(pool, obj, size, released);
 		/*
-		 * Clear pending only once @start is clear, so a racing second
-		 * free sees the object as not allocated rather than queueable.
+		 * Clear pending only once @start is clear and we are done with
+		 * the object's link and size (hence _unlock): a racing second
+		 * free then finds @start clear after taking the bit.
 		 */
-		clear_bit(unit, blk->pending);
+		clear_bit_unlock(unit, blk->pending);
 		count++;
 	}
 	atomic_sub(queued, &pool->remote_count);

@@ -52,6 +52,12 @@ static inline bool test_and_set_bit(unsigned long nr, volatile unsigned long *ad
 	return (old & BIT_MASK(nr)) != 0;
 }
 
+/* Release ordering: earlier accesses complete before the bit clears. */
+static inline void clear_bit_unlock(unsigned long nr, volatile unsigned long *addr)
+{
+	__atomic_fetch_and(&addr[BIT_WORD(nr)], ~BIT_MASK(nr), __ATOMIC_RELEASE);
+}
+
 static inline bool test_and_clear_bit(unsigned long nr, volatile unsigned long *addr)
 {
 	unsigned long old = __atomic_fetch_and((unsigned long *)addr + BIT_WORD(nr),
