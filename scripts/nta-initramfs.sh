@@ -44,9 +44,12 @@ printf '127.0.0.1 localhost\n10.0.2.2 host\n' >"$R/etc/hosts"
 
 # Selftests: from the assembled tree when the series has them (kselftest's
 # lib.mk is there), else the repository's copy placed in the tree.
+# An untracked copy there is refreshed from the repository on every run.
 sdir=$NTA_TREE/tools/testing/selftests/nta
-if [ ! -f "$sdir/Makefile" ] && [ -f "$NTA_ROOT/tools/testing/selftests/nta/Makefile" ]; then
-	info "selftests not in the series yet: building the repository's copy inside $NTA_TREE"
+if ! git -C "$NTA_TREE" ls-files --error-unmatch tools/testing/selftests/nta/Makefile >/dev/null 2>&1 &&
+   [ -f "$NTA_ROOT/tools/testing/selftests/nta/Makefile" ]; then
+	info "selftests not in the series yet: building the repository's copy inside ${NTA_TREE#$NTA_ROOT/}"
+	rm -rf "$sdir"
 	mkdir -p "$sdir"
 	cp -a "$NTA_ROOT/tools/testing/selftests/nta/." "$sdir/"
 fi

@@ -325,8 +325,23 @@ nta_set()
 	nta_present && echo "$1" > "$NTA_SYSCTL"
 }
 
+# nta_flush_defer: mainline's skb_attempt_defer_free() parks skbs on the
+# CPU that allocated them until that CPU next runs NET_RX; on an idle CPU
+# they stay there.  A loopback ping pinned to each CPU raises NET_RX there
+# and empties the list, so what is left in use is really in use.
+nta_flush_defer()
+{
+	_fd_n=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)
+	_fd_c=0
+	while [ "$_fd_c" -lt "${_fd_n:-1}" ]; do
+		taskset -c "$_fd_c" ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
+		_fd_c=$((_fd_c + 1))
+	done
+}
+
 _nta_inuse_back()
 {
+	nta_flush_defer
 	_ib_obj=$(nta_stat inuse_objects)
 	_ib_res=$(nta_stat reserved_bytes)
 	[ "$_ib_obj" -le $((_ib_base_obj + NTA_LEAK_SLACK_OBJS)) ] &&
