@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA microbenchmark: reading debugfs nta/bench times allocation + free
+ * pairs of three contenders in one boot and prints a table: NTA
+ * (nta_alloc()/nta_free()), mainline's skb head path (what
+ * kmalloc_reserve() does: skb_small_head_cache for heads that fit it, else
+ * kmalloc() of kmalloc_size_roundup(); skb_kfree_head() frees both with
+ * kfree()) and plain kmalloc()/kfree().
+ *
+ * Patterns: LIFO (free right after allocation), FIFO (a queue of live
+ * objects: allocate one, free the oldest) at depths 64, 10, 10^3 and 10^5,
+ * producer/consumer across two CPUs with 0, 50 or 100% of the frees on the
+ * consumer, and alloc_skb() + consume_skb() with net.core.nta on and off.
+ * Each figure is the median of bench_rounds rounds; within a round the
+ * contenders run back to back in an order that rotates from round to
+ * round (A/B interleaved), after one warm-up round that is not counted.
+ * Floor rows (an empty loop, a per-CPU counter, an irq-off section) show
+ * how close to the limit of the machine a figure is.
+ *
+ * echo N > bench_scale multiplies the pairs per figure (default 1, about
+ * 30 s under QEMU TCG); echo N > bench_rounds sets the rounds (odd, <= 31).
+ */
+
+#define pr_fmt(fmt) "nta_bench: " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nta.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/seq_buf.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#include <net/hotdata.h>
+#include <net/tcp.h>
+
+#include "nta_internal.h"
+
+#define NB_PAIRS	20000		/* pairs per figure at scale 1 */
+#define NB_MAX_ROUNDS	31
+#define NB_SEQ		4096		/* length of a size sequence */
+#define NB_RING		512		/* producer/consumer ring slots */
+#define NB_OUT_SIZE	(64 * 1024)
+#define NB_GFP		(GFP_ATOMIC | __GFP_NOWARN)
+
+enum nb_kind { NB_NTA, NB_MAIN, NB_KMALLOC, NB_KINDS };
+
+static u32 nb_scale = 1;
+static u32 nb_rounds = 7;
+static DEFINE_MUTEX(nb_mutex);
+static DEFINE_PER_CPU(u64, nb_counter);
+
+/* Object size of skb_small_head_cache, i.e. SKB_SMALL_HEAD_CACHE_SIZE. */
+static unsigned int nb_small_size;
+
+static __always_inline void *nb_alloc(enum nb_kind kind, unsigned int size)
+{
+	switch (kind) {
+	case NB_NTA:
+		return nta_alloc(size, NB_GFP);
+	case NB_MAIN:
+		/* kmalloc_reserve() for a head of @size = SKB_HEAD_ALIGN(len) */
+		if (size <= nb_small_size)
+			return kmem_cache_alloc_node(net_hotdata.skb_small_head_cache,
+						     NB_GFP | __GFP_NOMEMALLOC,
+						     NUMA_NO_NODE);
+		return kmalloc_node_track_caller(kmalloc_size_roundup(size),
+						 NB_GFP | __GFP_NOMEMALLOC,
+						 NUMA_NO_NODE);
+	default:
+		return kmalloc(size, NB_GFP);
+	}
+}
+
+static __always_inline void nb_free(enum nb_kind kind, void *p,
+				    unsigned int size)
+{
+	if (kind == NB_NTA)
+		nta_free(p, size);
+	else
+		kfree(p);	/* as skb_kfree_head() for both head caches */
+}
+
+/* One figure: how to run it, and what it measured. */
+struct nb_job {
+	enum nb_kind kind;
+	const unsigned int *sizes;	/* NB_SEQ sizes, used in turn */
+	unsigned int pairs;
+	unsigned int depth;		/* FIFO depth, 0 for LIFO */
+	unsigned int share;		/* cross-CPU: % freed on the consumer */
+	unsigned int skb_len;		/* alloc_skb() rows: linear size */
+	void **live;			/* depth objects */
+	unsigned int *live_size;
+	unsigned int fails;
+};
+
+static u64 nb_lifo(struct nb_job *j)
+{
+	unsigned int i, size;
+	u64 t0;
+	void *p;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < j->pairs; i++) {
+		size = j->sizes[i % NB_SEQ];
+		p = nb_alloc(j->kind, size);
+		if (unlikely(!p)) {
+			j->fails++;
+			continue;
+		}
+		nb_free(j->kind, p, size);
+	}
+	return ktime_get_ns() - t0;
+}
+
+static u64 nb_fifo(struct nb_job *j)
+{
+	unsigned int i, slot = 0, size;
+	u64 t0, ns;
+
+	/* Fill the queue (not timed); sizes continue the same sequence. */
+	for (i = 0; i < j->depth; i++) {
+		j->live_size[i] = j->sizes[(i * 7) % NB_SEQ];
+		j->live[i] = nb_alloc(j->kind, j->live_size[i]);
+		if (!j->live[i])
+			j->fails++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < j->pairs; i++) {
+		if (likely(j->live[slot]))
+			nb_free(j->kind, j->live[slot], j->live_size[slot]);
+		size = j->sizes[i % NB_SEQ];
+		j->live[slot] = nb_alloc(j->kind, size);
+		j->live_size[slot] = size;
+		if (unlikely(!j->live[slot]))
+			j->fails++;
+		if (++slot == j->depth)
+			slot = 0;
+	}
+	ns = ktime_get_ns() - t0;
+
+	for (i = 0; i < j->depth; i++) {
+		if (j->live[i])
+			nb_free(j->kind, j->live[i], j->live_size[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return ns;
+}
+
+/* alloc_skb() + consume_skb(); NB_NTA means net.core.nta on. */
+static u64 nb_skb(struct nb_job *j)
+{
+	struct sk_buff *skb;
+	unsigned int i;
+	u64 t0;
+
+	if (j->kind == NB_NTA)
+		static_branch_enable(&nta_enabled_key);
+	else
+		static_branch_disable(&nta_enabled_key);
+	t0 = ktime_get_ns();
+	for (i = 0; i < j->pairs; i++) {
+		skb = alloc_skb(j->skb_len, NB_GFP);
+		if (unlikely(!skb)) {
+			j->fails++;
+			continue;
+		}
+		consume_skb(skb);
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* Producer/consumer across two CPUs through a single-producer ring. */
+struct nb_xfer {
+	struct nb_job *job;
+	struct completion start;
+	struct completion done[2];
+	atomic_t ready;
+	u64 ns;
+	void *slot[NB_RING];
+	unsigned int slot_size[NB_RING];
+	unsigned int head ____cacheline_aligned_in_smp;	/* producer's */
+	int prod_done;
+	unsigned int tail ____cacheline_aligned_in_smp;	/* consumer's */
+};
+
+static bool nb_remote(unsigned int i, unsigned int share)
+{
+	return (i * share) % 100 < share;
+}
+
+static int nb_producer(void *data)
+{
+	struct nb_xfer *x = data;
+	struct nb_job *j = x->job;
+	unsigned int i, head = 0, size;
+	u64 t0;
+	void *p;
+
+	atomic_inc(&x->ready);
+	wait_for_completion(&x->start);
+	t0 = ktime_get_ns();
+	for (i = 0; i < j->pairs; i++) {
+		size = j->sizes[i % NB_SEQ];
+		p = nb_alloc(j->kind, size);
+		if (unlikely(!p)) {
+			j->fails++;
+			continue;
+		}
+		if (!nb_remote(i, j->share)) {
+			nb_free(j->kind, p, size);
+			continue;
+		}
+		/* Acquire: the consumer is done with the slot we reuse. */
+		while (head - smp_load_acquire(&x->tail) >= NB_RING)
+			cpu_relax();
+		x->slot[head % NB_RING] = p;
+		x->slot_size[head % NB_RING] = size;
+		/* Release: publish the slot before the index. */
+		smp_store_release(&x->head, ++head);
+	}
+	/* Release: the consumer sees every slot before it sees "done". */
+	smp_store_release(&x->prod_done, 1);
+	/*
+	 * The pair is complete when its free is: wait for the consumer
+	 * (acquire pairs with its release of @tail).
+	 */
+	while (smp_load_acquire(&x->tail) != head)
+		cpu_relax();
+	x->ns = ktime_get_ns() - t0;
+	complete(&x->done[0]);
+	return 0;
+}
+
+static int nb_consumer(void *data)
+{
+	struct nb_xfer *x = data;
+	struct nb_job *j = x->job;
+	unsigned int head, tail = 0, i;
+	int done;
+
+	atomic_inc(&x->ready);
+	wait_for_completion(&x->start);
+	while (j->share) {
+		/* Acquire: pairs with the producer's release of @head. */
+		head = smp_load_acquire(&x->head);
+		if (head == tail) {
+			/* Acquire: pairs with the release of "done"... */
+			done = smp_load_acquire(&x->prod_done);
+			/* ...and nothing came in after it was set. */
+			if (done && smp_load_acquire(&x->head) == tail)
+				break;
+			cpu_relax();
+			continue;
+		}
+		for (; tail != head; tail++) {
+			i = tail % NB_RING;
+			nb_free(j->kind, x->slot[i], x->slot_size[i]);
+		}
+		/* Release: the slots are free for the producer again. */
+		smp_store_release(&x->tail, tail);
+	}
+	complete(&x->done[1]);
+	return 0;
+}
+
+static unsigned int nb_cpu_a, nb_cpu_b;
+
+static u64 nb_xcpu(struct nb_job *j)
+{
+	struct task_struct *t[2];
+	struct nb_xfer *x;
+	u64 ns = 0;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		goto fail;
+	x->job = j;
+	init_completion(&x->start);
+	init_completion(&x->done[0]);
+	init_completion(&x->done[1]);
+	t[0] = kthread_create_on_cpu(nb_producer, x, nb_cpu_a, "nta_bench_p/%u");
+	if (IS_ERR(t[0]))
+		goto fail;
+	t[1] = kthread_create_on_cpu(nb_consumer, x, nb_cpu_b, "nta_bench_c/%u");
+	if (IS_ERR(t[1])) {
+		/* The producer has not run yet: let it run an empty job. */
+		j->pairs = 0;
+		wake_up_process(t[0]);
+		complete_all(&x->start);
+		wait_for_completion(&x->done[0]);
+		goto fail;
+	}
+	wake_up_process(t[0]);
+	wake_up_process(t[1]);
+	while (atomic_read(&x->ready) < 2)
+		usleep_range(1000, 2000);
+	complete_all(&x->start);
+	wait_for_completion(&x->done[0]);
+	wait_for_completion(&x->done[1]);
+	ns = x->ns;
+	kfree(x);
+	return ns;
+fail:
+	kfree(x);
+	j->fails = j->pairs ?: 1;
+	return 0;
+}
+
+enum nb_pattern { NB_LIFO, NB_FIFO, NB_XCPU, NB_SKB };
+
+/* test, size, then per contender median and range, ratio, Mop/s, grows */
+#define NB_COLS "%-9s %-11s %7s %-13s %7s %-13s %7s %-13s %5s %6s %6s "
+
+struct nb_row {
+	const char *test;
+	char arg[16];
+	enum nb_pattern pattern;
+	const unsigned int *sizes;
+	unsigned int depth, share, skb_len;
+	unsigned int kinds;		/* contenders that run: NB_KINDS or 2 */
+	u64 ns10[NB_KINDS][NB_MAX_ROUNDS];	/* 0.1 ns per pair */
+	unsigned int fails[NB_KINDS];
+	u64 nta_grows;			/* blocks NTA grew in the counted rounds */
+};
+
+static int nb_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 nb_run_one(struct nb_row *row, enum nb_kind kind,
+		      unsigned int pairs, void **live, unsigned int *live_size)
+{
+	struct nb_job j = {
+		.kind = kind, .sizes = row->sizes, .pairs = pairs,
+		.depth = row->depth, .share = row->share,
+		.skb_len = row->skb_len, .live = live, .live_size = live_size,
+	};
+	struct nta_stats st0, st1;
+	u64 ns;
+
+	nta_get_stats(&st0, -1);
+	switch (row->pattern) {
+	case NB_LIFO:
+		ns = nb_lifo(&j);
+		break;
+	case NB_FIFO:
+		ns = nb_fifo(&j);
+		break;
+	case NB_XCPU:
+		ns = nb_xcpu(&j);
+		break;
+	default:
+		ns = nb_skb(&j);
+		break;
+	}
+	nta_get_stats(&st1, -1);
+	if (kind == NB_NTA)
+		row->nta_grows += st1.grows - st0.grows;
+	row->fails[kind] += j.fails;
+	cond_resched();
+	return div_u64(ns * 10, pairs);
+}
+
+static void nb_run_row(struct nb_row *row, unsigned int pairs, void **live,
+		       unsigned int *live_size)
+{
+	unsigned int r, k;
+
+	/* Warm-up: caches, pools and slabs settle; not counted. */
+	for (k = 0; k < row->kinds; k++)
+		nb_run_one(row, k, pairs, live, live_size);
+	memset(row->fails, 0, sizeof(row->fails));
+	row->nta_grows = 0;
+	for (r = 0; r < nb_rounds; r++) {
+		for (k = 0; k < row->kinds; k++) {
+			enum nb_kind kind = (r + k) % row->kinds;
+
+			row->ns10[kind][r] = nb_run_one(row, kind, pairs, live,
+							live_size);
+		}
+	}
+	for (k = 0; k < row->kinds; k++)
+		sort(row->ns10[k], nb_rounds, sizeof(u64), nb_cmp_u64, NULL);
+}
+
+static u64 nb_median(const struct nb_row *row, enum nb_kind k)
+{
+	return row->ns10[k][nb_rounds / 2];
+}
+
+/* "12.3" from tenths */
+static void nb_fmt10(char *buf, size_t len, u64 v10)
+{
+	snprintf(buf, len, "%llu.%llu", v10 / 10, v10 % 10);
+}
+
+static void nb_print_row(struct seq_buf *s, const struct nb_row *row)
+{
+	char med[NB_KINDS][24], range[NB_KINDS][48], lo[24], hi[24];
+	char ratio[24] = "-", mops[2][24] = { "-", "-" };
+	unsigned int k;
+	u64 a, b;
+
+	for (k = 0; k < NB_KINDS; k++) {
+		strscpy(med[k], "-", sizeof(med[k]));
+		range[k][0] = '\0';
+		if (k >= row->kinds)
+			continue;
+		if (row->fails[k]) {
+			snprintf(med[k], sizeof(med[k]), "fail%u", row->fails[k]);
+			continue;
+		}
+		nb_fmt10(med[k], sizeof(med[k]), nb_median(row, k));
+		nb_fmt10(lo, sizeof(lo), row->ns10[k][0]);
+		nb_fmt10(hi, sizeof(hi), row->ns10[k][nb_rounds - 1]);
+		snprintf(range[k], sizeof(range[k]), "%s-%s", lo, hi);
+	}
+	if (!row->fails[NB_NTA] && !row->fails[NB_MAIN]) {
+		a = nb_median(row, NB_NTA);
+		b = nb_median(row, NB_MAIN);
+		if (b)
+			snprintf(ratio, sizeof(ratio), "%llu.%02llu",
+				 div64_u64(a * 100 + b / 2, b) / 100,
+				 div64_u64(a * 100 + b / 2, b) % 100);
+		for (k = 0; k < 2; k++) {
+			b = nb_median(row, k);
+			/* Mops/s = 1000 / ns = 10000 / ns10 */
+			if (b)
+				snprintf(mops[k], sizeof(mops[k]), "%llu.%02llu",
+					 div64_u64(1000000, b) / 100,
+					 div64_u64(1000000, b) % 100);
+		}
+	}
+	seq_buf_printf(s, NB_COLS "%6llu\n",
+		       row->test, row->arg, med[0], range[0], med[1], range[1],
+		       med[2], range[2], ratio, mops[0], mops[1],
+		       row->nta_grows);
+}
+
+static u64 nb_floor(unsigned int kind, unsigned int n)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		switch (kind) {
+		case 0:
+			barrier();
+			break;
+		case 1:
+			this_cpu_inc(nb_counter);
+			break;
+		default:
+			local_irq_save(flags);
+			this_cpu_inc(nb_counter);
+			local_irq_restore(flags);
+			break;
+		}
+	}
+	return div_u64((ktime_get_ns() - t0) * 10, n);
+}
+
+static void nb_print_floor(struct seq_buf *s, unsigned int pairs)
+{
+	static const char * const names[] = {
+		"empty loop", "this_cpu_inc", "irq save+inc+restore",
+	};
+	u64 v[NB_MAX_ROUNDS];
+	unsigned int k, r;
+	char med[24];
+
+	seq_buf_puts(s, "floor (ns per iteration, median):");
+	for (k = 0; k < ARRAY_SIZE(names); k++) {
+		for (r = 0; r < nb_rounds; r++)
+			v[r] = nb_floor(k, pairs * 4);
+		sort(v, nb_rounds, sizeof(u64), nb_cmp_u64, NULL);
+		nb_fmt10(med, sizeof(med), v[nb_rounds / 2]);
+		seq_buf_printf(s, " %s %s;", names[k], med);
+	}
+	seq_buf_putc(s, '\n');
+}
+
+/* Head sizes of a plausible skb mix: see the header line it prints. */
+static unsigned int nb_mixed_size(struct rnd_state *rnd)
+{
+	u32 x = prandom_u32_state(rnd) % 100;
+
+	if (x < 30)		/* ACKs and other control packets */
+		return SKB_HEAD_ALIGN(MAX_TCP_HEADER);
+	if (x < 40)		/* small datagrams */
+		return SKB_HEAD_ALIGN(256);
+	if (x < 70)		/* MTU frames copied or built linear */
+		return SKB_HEAD_ALIGN(1500 + NET_SKB_PAD + NET_IP_ALIGN);
+	if (x < 80)		/* UDP of any size up to 2 KiB */
+		return SKB_HEAD_ALIGN(64 + prandom_u32_state(rnd) % 1984);
+	if (x < 90)		/* large linear transmits */
+		return SKB_HEAD_ALIGN(4096);
+	return SKB_HEAD_ALIGN(9000 + NET_SKB_PAD + NET_IP_ALIGN);	/* jumbo */
+}
+
+static void nb_print_header(struct seq_buf *s, unsigned int pairs)
+{
+	seq_buf_printf(s,
+		       "NTA microbenchmark: ns per alloc+free pair, median of %u rounds (min-max), contenders interleaved, %u pairs per figure (bench_scale %u)\n",
+		       nb_rounds, pairs, nb_scale);
+	seq_buf_printf(s, "kernel %s %s, %u CPUs online, HZ %d, preempt %s\n",
+		       init_utsname()->release, init_utsname()->machine,
+		       num_online_cpus(), HZ,
+		       preempt_model_none() ? "none" :
+		       preempt_model_voluntary() ? "voluntary" : "full");
+	seq_buf_printf(s,
+		       "slab: SLUB, SLUB_TINY=%c SLUB_CPU_PARTIAL=%c SLAB_FREELIST_HARDENED=%c SLAB_FREELIST_RANDOM=%c RANDOM_KMALLOC_CACHES=%c SLUB_DEBUG_ON=%c kasan=%c; init_on_alloc=%d init_on_free=%d\n",
+		       IS_ENABLED(CONFIG_SLUB_TINY) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_SLUB_CPU_PARTIAL) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_SLUB_DEBUG_ON) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_KASAN) ? 'y' : 'n',
+		       want_init_on_alloc(GFP_KERNEL), want_init_on_free());
+	if (IS_ENABLED(CONFIG_SLUB_TINY))
+		seq_buf_puts(s,
+			     "note: SLUB_TINY has no per-CPU caches; this mainline baseline is not what users run\n");
+	seq_buf_printf(s,
+		       "nta: unit %u B, block %lu KiB, largest object %u B, reserve %u / cap %u blocks per CPU, NTA_DEBUG=%c NTA_STATS=%c, net.core.nta %s\n",
+		       NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_max_size(),
+		       nta_reserve_blocks, nta_max_blocks,
+		       IS_ENABLED(CONFIG_NTA_DEBUG) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_NTA_STATS) ? 'y' : 'n',
+		       nta_enabled() ? "on" : "off");
+	seq_buf_printf(s,
+		       "mainline head path: skb_small_head_cache (%u B) up to %u B, else kmalloc(kmalloc_size_roundup()); sizes are head sizes, SKB_HEAD_ALIGN() included\n",
+		       nb_small_size, nb_small_size);
+	seq_buf_printf(s,
+		       "mixed: 30%% %lu (TCP ACK), 10%% %lu (small), 30%% %lu (MTU), 10%% %lu..%lu (UDP), 10%% %lu (4 KiB), 10%% %lu (jumbo)\n",
+		       SKB_HEAD_ALIGN(MAX_TCP_HEADER), SKB_HEAD_ALIGN(256),
+		       SKB_HEAD_ALIGN(1500 + NET_SKB_PAD + NET_IP_ALIGN),
+		       SKB_HEAD_ALIGN(64), SKB_HEAD_ALIGN(2047),
+		       SKB_HEAD_ALIGN(4096),
+		       SKB_HEAD_ALIGN(9000 + NET_SKB_PAD + NET_IP_ALIGN));
+}
+
+struct nb_ctx {
+	struct seq_buf s;
+	struct completion done;
+};
+
+static const unsigned int nb_fixed[] = { 64, 256, 640, 1024, 1600, 2048, 4096, 9000 };
+
+static int nb_main(void *data)
+{
+	static const unsigned int live_depths[] = { 10, 1000, 100000 };
+	static const unsigned int shares[] = { 0, 50, 100 };
+	static const unsigned int skb_lens[] = { 128, 1500, 9000 };
+	unsigned int pairs = NB_PAIRS * max_t(u32, nb_scale, 1);
+	unsigned int saved_max = nta_max_blocks, *live_size = NULL;
+	bool key_was = static_key_enabled(&nta_enabled_key);
+	unsigned int *fixed = NULL, *mixed = NULL, i, k;
+	struct nb_ctx *ctx = data;
+	struct seq_buf *s = &ctx->s;
+	struct nta_stats st0, st1;
+	struct rnd_state rnd;
+	struct nb_row *row;
+	void **live = NULL;
+
+	row = kzalloc(sizeof(*row), GFP_KERNEL);
+	fixed = kvmalloc_array(NB_SEQ, sizeof(*fixed), GFP_KERNEL);
+	mixed = kvmalloc_array(NB_SEQ, sizeof(*mixed), GFP_KERNEL);
+	live = kvmalloc_array(100000, sizeof(*live), GFP_KERNEL);
+	live_size = kvmalloc_array(100000, sizeof(*live_size), GFP_KERNEL);
+	if (!row || !fixed || !mixed || !live || !live_size) {
+		seq_buf_puts(s, "nta_bench: out of memory\n");
+		goto out;
+	}
+	prandom_seed_state(&rnd, 2006);
+	for (i = 0; i < NB_SEQ; i++)
+		mixed[i] = nb_mixed_size(&rnd);
+
+	nta_drain_all();
+	nta_get_stats(&st0, -1);
+	/* Room for 10^5 live jumbo-heavy objects; restored at the end. */
+	WRITE_ONCE(nta_max_blocks, max(saved_max, 65536U));
+	nb_print_header(s, pairs);
+	nb_print_floor(s, pairs);
+	seq_buf_printf(s, NB_COLS "%6s\n",
+		       "test", "size", "nta", "(min-max)", "mainl.", "(min-max)",
+		       "kmalloc", "(min-max)", "ratio", "Mop/s", "Mop/s", "nta");
+	seq_buf_printf(s, NB_COLS "%6s\n",
+		       "", "", "ns", "", "ns", "", "ns", "", "nta/m", "nta", "mainl.",
+		       "grows");
+
+	for (i = 0; i <= ARRAY_SIZE(nb_fixed); i++) {
+		const unsigned int *sizes = mixed;
+
+		if (i < ARRAY_SIZE(nb_fixed)) {
+			for (k = 0; k < NB_SEQ; k++)
+				fixed[k] = nb_fixed[i];
+			sizes = fixed;
+		}
+		for (k = 0; k < 2; k++) {
+			memset(row, 0, sizeof(*row));
+			row->test = k ? "fifo64" : "lifo";
+			row->pattern = k ? NB_FIFO : NB_LIFO;
+			row->depth = 64;
+			row->sizes = sizes;
+			row->kinds = NB_KINDS;
+			if (sizes == fixed)
+				snprintf(row->arg, sizeof(row->arg), "%u", nb_fixed[i]);
+			else
+				strscpy(row->arg, "mixed", sizeof(row->arg));
+			nb_run_row(row, pairs, live, live_size);
+			nb_print_row(s, row);
+		}
+	}
+
+	for (i = 0; i < ARRAY_SIZE(live_depths); i++) {
+		memset(row, 0, sizeof(*row));
+		row->test = "fifo";
+		row->pattern = NB_FIFO;
+		row->depth = live_depths[i];
+		row->sizes = mixed;
+		row->kinds = NB_KINDS;
+		snprintf(row->arg, sizeof(row->arg), "mix live%u", live_depths[i]);
+		nb_run_row(row, pairs, live, live_size);
+		nb_print_row(s, row);
+	}
+
+	if (num_online_cpus() < 2) {
+		seq_buf_puts(s, "xcpu      skipped: needs two online CPUs\n");
+	} else {
+		nb_cpu_a = cpumask_first(cpu_online_mask);
+		nb_cpu_b = cpumask_next(nb_cpu_a, cpu_online_mask);
+		for (i = 0; i < ARRAY_SIZE(shares); i++) {
+			memset(row, 0, sizeof(*row));
+			row->test = "xcpu";
+			row->pattern = NB_XCPU;
+			row->share = shares[i];
+			row->sizes = mixed;
+			row->kinds = NB_KINDS;
+			snprintf(row->arg, sizeof(row->arg), "mix rem%u%%",
+				 shares[i]);
+			nb_run_row(row, pairs, live, live_size);
+			nb_print_row(s, row);
+		}
+	}
+
+	/* Whole skbs: "nta" is net.core.nta on, "mainline" is off. */
+	for (i = 0; i < ARRAY_SIZE(skb_lens); i++) {
+		memset(row, 0, sizeof(*row));
+		row->test = "alloc_skb";
+		row->pattern = NB_SKB;
+		row->skb_len = skb_lens[i];
+		row->sizes = mixed;
+		row->kinds = 2;
+		snprintf(row->arg, sizeof(row->arg), "len %u", skb_lens[i]);
+		nb_run_row(row, pairs, live, live_size);
+		nb_print_row(s, row);
+	}
+	if (key_was)
+		static_branch_enable(&nta_enabled_key);
+	else
+		static_branch_disable(&nta_enabled_key);
+
+	WRITE_ONCE(nta_max_blocks, saved_max);
+	nta_drain_all();
+	nta_get_stats(&st1, -1);
+	seq_buf_printf(s,
+		       "nta during the run: %llu grows, %llu returns, %llu remote frees, %llu kicks, %llu failures, %llu bad frees, %lld objects left live; blocks %llu now\n",
+		       st1.grows - st0.grows, st1.returns - st0.returns,
+		       st1.remote_frees - st0.remote_frees,
+		       st1.kicks - st0.kicks, st1.failures - st0.failures,
+		       st1.bad_frees - st0.bad_frees,
+		       st1.inuse_objects - st0.inuse_objects, st1.blocks);
+out:
+	kvfree(live_size);
+	kvfree(live);
+	kvfree(mixed);
+	kvfree(fixed);
+	kfree(row);
+	complete(&ctx->done);
+	return 0;
+}
+
+struct nb_out {
+	size_t len;
+	char buf[];
+};
+
+static int nb_open(struct inode *inode, struct file *file)
+{
+	struct task_struct *t;
+	struct nb_out *out;
+	struct nb_ctx ctx;
+
+	if (!READ_ONCE(nta_ready))
+		return -ENODEV;
+	out = kvzalloc(sizeof(*out) + NB_OUT_SIZE, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	seq_buf_init(&ctx.s, out->buf, NB_OUT_SIZE);
+	init_completion(&ctx.done);
+	nb_small_size = kmem_cache_size(net_hotdata.skb_small_head_cache);
+	nb_rounds = clamp_t(u32, nb_rounds | 1, 1, NB_MAX_ROUNDS);
+
+	mutex_lock(&nb_mutex);
+	/* Run pinned on the first online CPU, in a kthread of our own. */
+	t = kthread_create_on_cpu(nb_main, &ctx, cpumask_first(cpu_online_mask),
+				  "nta_bench/%u");
+	if (IS_ERR(t)) {
+		mutex_unlock(&nb_mutex);
+		kvfree(out);
+		return PTR_ERR(t);
+	}
+	wake_up_process(t);
+	/* Wake up now and then: a long run must not look like a hung task. */
+	while (!wait_for_completion_timeout(&ctx.done, HZ))
+		;
+	mutex_unlock(&nb_mutex);
+
+	out->len = seq_buf_used(&ctx.s);
+	file->private_data = out;
+	return 0;
+}
+
+static ssize_t nb_read(struct file *file, char __user *ubuf, size_t count,
+		       loff_t *ppos)
+{
+	struct nb_out *out = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, out->buf, out->len);
+}
+
+static int nb_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations nb_fops = {
+	.open		= nb_open,
+	.read		= nb_read,
+	.release	= nb_release,
+	.llseek		= default_llseek,
+};
+
+static int __init nta_bench_init(void)
+{
+	struct dentry *dir, *found;
+
+	/* nta_stats.c made nta/ at late_initcall; make it if it did not. */
+	found = debugfs_lookup("nta", NULL);
+	dir = found ?: debugfs_create_dir("nta", NULL);
+	if (IS_ERR(dir))
+		return 0;
+	debugfs_create_file("bench", 0400, dir, NULL, &nb_fops);
+	debugfs_create_u32("bench_scale", 0600, dir, &nb_scale);
+	debugfs_create_u32("bench_rounds", 0600, dir, &nb_rounds);
+	dput(found);
+	return 0;
+}
+late_initcall_sync(nta_bench_init);
