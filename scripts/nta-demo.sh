@@ -19,13 +19,13 @@ FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n demo -d "$D" -t 600 -p boot_smp,
 banner "demo: results (console: ${D#$NTA_ROOT/}/demo.log)"
 grep '^NTA-METRIC' "$D/demo.log" >"$D/metrics.txt"
 {
-	printf '%-34s %12s\n' "test" "Mbit/s"
-	printf '%-34s %12s\n' "----" "------"
+	printf '%-40s %12s\n' "test (3 s iperf3 each)" "Mbit/s"
+	printf '%-40s %12s\n' "----" "------"
 	awk '$2 == "demo_iperf_lo" {
-		n = ($3 == "nta=-") ? "mainline (no net.core.nta sysctl)" : ($3 == "nta=1" ? "NTA on" : "NTA off")
-		printf "%-34s %12s\n", "loopback TCP, " n, $4 }
+		n = ($3 == "nta=-") ? "mainline (no net.core.nta)" : ($3 == "nta=1" ? "NTA on" : "NTA off")
+		printf "%-40s %12s\n", "loopback TCP, " n ", round " (++r[$3]), $4 }
 	     $2 ~ /^iperf_host_/ { k = $2; sub(/^iperf_host_/, "", k); sub(/_mbps$/, "", k)
-		printf "%-34s %12s\n", "host -> guest virtio-net " toupper(k), $3 }' "$D/metrics.txt"
+		printf "%-40s %12s\n", (k == "tcp-r" ? "guest -> host" : "host -> guest") " virtio-net TCP", $3 }' "$D/metrics.txt"
 } | tee "$D/table.txt"
 grep -q 'nta=-' "$D/metrics.txt" &&
 	info "/proc/sys/net/core/nta is absent in this kernel: NTA on/off rows appear once the series adds it"

@@ -269,8 +269,8 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 EXPORT_SYMBOL(nta_alloc);
 
-void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
-			 unsigned int size, enum nta_bad_free why)
+static void nta_complain(const void *ptr, unsigned int size,
+			 enum nta_bad_free why)
 {
 	this_cpu_inc(nta_cpu.stats.bad_frees);
 	if (READ_ONCE(nta_warn_bad_free))
@@ -280,6 +280,25 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 		pr_info_ratelimited("refused free of %p size %u (block %p): %s\n",
 				    ptr, size, nta_block_of(ptr),
 				    nta_bad_free_reason(why));
+}
+
+/*
+ * Called by the owner's drain for an object another CPU queued with the
+ * wrong size.  The freer already counted it out; it stays allocated, so
+ * count it back in.  Drains of offline CPUs' pools run preemptible, hence
+ * this_cpu_add().
+ */
+void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
+			 unsigned int size, enum nta_bad_free why)
+{
+	nta_complain(ptr, size, why);
+	this_cpu_inc(nta_cpu.stats.inuse_objects);
+	this_cpu_add(nta_cpu.stats.requested_bytes, size);
+	this_cpu_add(nta_cpu.stats.reserved_bytes,
+		     nta_size_to_units(size) * NTA_UNIT);
+	if (IS_ENABLED(CONFIG_NTA_STATS))
+		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
+			     kmalloc_size_roundup(size));
 }
 
 /*
@@ -297,7 +316,7 @@ static void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 
 	why = nta_remote_free(owner, ptr, size, &queued);
 	if (unlikely(why)) {
-		nta_report_bad_free(owner, ptr, size, why);
+		nta_complain(ptr, size, why);
 		return;
 	}
 	c->stats.remote_frees++;
@@ -330,7 +349,7 @@ void nta_free(void *ptr, unsigned int size)
 	unsigned long flags;
 
 	if (unlikely(!nta_owns(ptr))) {
-		nta_report_bad_free(NULL, ptr, size, NTA_FREE_FOREIGN);
+		nta_complain(ptr, size, NTA_FREE_FOREIGN);
 		return;
 	}
 	blk = nta_block_of(ptr);
@@ -340,13 +359,11 @@ void nta_free(void *ptr, unsigned int size)
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_free(blk, ptr, size);
 		if (likely(!why)) {
-			if (want_init_on_free())
-				memset(ptr, 0, size);
 			nta_pool_free(&c->pool, ptr, size, &released);
 			c->stats.frees++;
 			nta_account(c, size, -1);
 		} else {
-			nta_report_bad_free(&c->pool, ptr, size, why);
+			nta_complain(ptr, size, why);
 		}
 	} else {
 		nta_free_remote(c, blk, ptr, size);
@@ -659,6 +676,7 @@ static int __init nta_init(void)
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
+		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
 	}
 

@@ -109,6 +109,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	pool->nr_blocks = 0;
 	pool->reserve = reserve;
 	pool->free_units = 0;
+	pool->init_on_free = false;
 	pool->id = id;
 }
 
@@ -351,6 +352,8 @@ void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 	unsigned int unit = nta_unit_of(blk, ptr);
 	unsigned int units = nta_size_to_units(size);
 
+	if (pool->init_on_free)
+		memset(ptr, 0, size);
 	__clear_bit(unit, blk->start);
 	bitmap_clear(blk->used, unit, units);
 	nta_poison(ptr, units * NTA_UNIT);
@@ -395,6 +398,9 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 		clear_bit_unlock(nta_unit_of(blk, ptr), blk->pending);
 		return NTA_FREE_NOT_ALLOCATED;
 	}
+	/* Wipe now, as the freer asked; the owner may drain much later. */
+	if (owner->init_on_free)
+		memset(ptr, 0, size);
 	obj->size = size;
 	llist_add(&obj->node, &owner->remote);
 	*queued = atomic_inc_return(&owner->remote_count);

@@ -76,6 +76,7 @@ struct nta_block {
  * @nr_blocks: length of @blocks
  * @reserve: blocks the pool keeps even when they are wholly free
  * @free_units: units on all free lists
+ * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
  * @id: owner (CPU number in the kernel, thread index in the harness)
  */
 struct nta_pool {
@@ -87,6 +88,7 @@ struct nta_pool {
 	unsigned int nr_blocks;
 	unsigned int reserve;
 	unsigned long free_units;
+	bool init_on_free;
 	unsigned int id;
 };
 
