@@ -365,6 +365,14 @@ nta_leak_check()
 		"reserved_bytes $_ib_base_res -> $(nta_stat reserved_bytes)," \
 		"requested_bytes $(nta_stat requested_bytes)" \
 		"(waited $(($(date +%s) - _lc_t0)) s, limit $NTA_DRAIN_WAIT s)"
+	if [ $_lc_rc -eq 0 ]; then
+		_lc_bad=$(($(nta_stat bad_frees) - \
+			$(nta_stat bad_frees "$NTA_TMP/$2.snap")))
+		if [ $_lc_bad -ne 0 ]; then
+			tap_fail "$1" "$_lc_bad bad frees during the load"
+			return
+		fi
+	fi
 	tap_check "$1" $_lc_rc "NTA in-use bytes did not return to the start value"
 }
 
