@@ -21,9 +21,13 @@
 #   NTA_SKB_UDP_LEN   datagram size for skb_iperf_udp_loopback [1400]
 #   NTA_TOGGLE_TIME   seconds of the toggle run [4]
 #   NTA_TOGGLE_PERIOD seconds between flips [0.5]
-#   NTA_IPERF_HOST    host iperf3 server reachable over virtio-net (e.g.
-#                     10.0.2.2 with QEMU user networking) for
-#                     iperf_tcp_virtio; unset: SKIP
+#   NTA_HOST_PORT     guest port with a host forward (QEMU hostfwd): the
+#                     guest serves, and prints "NTA-HOST-IPERF <port> tcp
+#                     <secs>" for the host runner to start the client
+#                     (scripts/nta-boot.sh does); iperf_tcp_virtio and
+#                     skb_iperf_tcp_virtio use it
+#   NTA_IPERF_HOST    otherwise: a host iperf3 server reachable over
+#                     virtio-net; neither set: those two SKIP
 #   NTA_SET           0 or 1: force net.core.nta for the iperf_* runs
 #   and those of nta_lib.sh (NTA_DRAIN_WAIT, NTA_PORT_BASE, ...)
 
@@ -36,13 +40,13 @@ NTA_TOGGLE_TIME=${NTA_TOGGLE_TIME:-4}
 NTA_TOGGLE_PERIOD=${NTA_TOGGLE_PERIOD:-0.5}
 PORT=$((NTA_PORT_BASE + 1))
 
-nta_init 12
+nta_init 13
 
 if ! have iperf3; then
 	for t in iperf_tcp_1 iperf_tcp_4 iperf_udp_64 iperf_udp_512 \
 		 iperf_udp_1400 iperf_udp_8000 iperf_tcp_virtio \
 		 skb_iperf_tcp_loopback skb_iperf_udp_loopback \
-		 skb_toggle_under_load leak_iperf; do
+		 skb_iperf_tcp_virtio skb_toggle_under_load leak_iperf; do
 		tap_skip "$t" "iperf3 not found"
 	done
 	tap_skip iperf_cleanup "iperf3 not found"
@@ -102,29 +106,65 @@ for len in 64 512 1400 8000; do
 	udp_test $len
 done
 
-if [ -z "$NTA_IPERF_HOST" ]; then
-	tap_skip iperf_tcp_virtio "NTA_IPERF_HOST not set"
-else
-	# receive direction (-R): the guest's driver builds the skbs
-	timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
-		-t "$NTA_IPERF_TIME" -f m -R > "$NTA_TMP/virtio.out" 2>&1
-	rc=$?
-	rx=$(iperf_mbps "$NTA_TMP/virtio.out" receiver)
-	tap_note "iperf_tcp_virtio: $rx Mbit/s from $NTA_IPERF_HOST to the guest"
-	if [ "$rc" -eq 0 ] && float_gt "$rx" 0; then
+# virtio_host_client NAME: the guest runs the server on $NTA_HOST_PORT and
+# asks the host (QEMU runner: scripts/nta-boot.sh) for a client with a
+# console marker; the host sends, so the guest's virtio-net driver builds
+# the receive skbs.  Output in $NTA_TMP/NAME.out, status $?.
+virtio_host_client()
+{
+	bg_start "$NTA_TMP/$1.out" iperf3 -s -1 -p "$NTA_HOST_PORT" -f m
+	_vh_srv=$bg_pid
+	if ! wait_listen "$NTA_HOST_PORT" 10; then
+		bg_stop "$_vh_srv"
+		return 1
+	fi
+	echo "NTA-HOST-IPERF $NTA_HOST_PORT tcp $NTA_IPERF_TIME"
+	bg_wait "$_vh_srv" $((NTA_IPERF_TIME + 60))
+}
+
+# iperf_tcp_virtio: TCP over virtio-net, host -> guest
+if [ -n "$NTA_HOST_PORT" ]; then
+	nta_snap iperf_tcp_virtio.0
+	virtio_host_client iperf_tcp_virtio
+	virtio_rc=$?
+	nta_snap iperf_tcp_virtio.1
+	rx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio.out" receiver)
+	tap_note "iperf_tcp_virtio: $rx Mbit/s from the host to the guest" \
+		"(host client through hostfwd to guest port $NTA_HOST_PORT)"
+	if [ "$virtio_rc" -eq 0 ] && float_gt "$rx" 0; then
 		tap_pass iperf_tcp_virtio
 	else
-		tap_note_file "$NTA_TMP/virtio.out"
-		tap_fail iperf_tcp_virtio "iperf3 status $rc"
+		tap_note_file "$NTA_TMP/iperf_tcp_virtio.out"
+		tap_fail iperf_tcp_virtio "iperf3 server status $virtio_rc, $rx Mbit/s"
 	fi
+elif [ -n "$NTA_IPERF_HOST" ]; then
+	nta_snap iperf_tcp_virtio.0
+	# receive direction (-R): the guest's driver builds the skbs
+	timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
+		-t "$NTA_IPERF_TIME" -f m -R > "$NTA_TMP/iperf_tcp_virtio.out" 2>&1
+	virtio_rc=$?
+	nta_snap iperf_tcp_virtio.1
+	rx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio.out" receiver)
+	tap_note "iperf_tcp_virtio: $rx Mbit/s from $NTA_IPERF_HOST to the guest"
+	if [ "$virtio_rc" -eq 0 ] && float_gt "$rx" 0; then
+		tap_pass iperf_tcp_virtio
+	else
+		tap_note_file "$NTA_TMP/iperf_tcp_virtio.out"
+		tap_fail iperf_tcp_virtio "iperf3 status $virtio_rc"
+	fi
+else
+	virtio_rc=""
+	tap_skip iperf_tcp_virtio "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
 fi
 
 # ---- skb checks, NTA on -----------------------------------------------------
 
-# skb_check NAME IPERF-STATUS: allocs rose, no fallback, no bad free, no leak
+# skb_check NAME IPERF-STATUS [TAP-NAME]: allocs rose, no fallback, no bad
+# free, no leak, between snapshots NAME.0 and NAME.1
 skb_check()
 {
 	_name=$1
+	_tap=${3:-$1}
 	_allocs=$(nta_delta allocs "$_name.0" "$_name.1")
 	_fb=$(nta_delta fallbacks "$_name.0" "$_name.1")
 	_bad=$(nta_delta bad_frees "$_name.0" "$_name.1")
@@ -135,10 +175,10 @@ skb_check()
 	[ "$_fb" -ne 0 ] && _why="$_why $_fb fallbacks;"
 	[ "$_bad" -ne 0 ] && _why="$_why $_bad bad frees;"
 	if [ -z "$_why" ]; then
-		nta_leak_check "$_name" "$_name.0"
+		nta_leak_check "$_tap" "$_name.0"
 	else
 		tap_note_file "$NTA_TMP/$_name.out"
-		tap_fail "$_name" "$_why"
+		tap_fail "$_tap" "$_why"
 	fi
 }
 
@@ -159,6 +199,15 @@ if nta_present; then
 	iperf_udp "$NTA_TMP/skb_iperf_udp_loopback.out"
 	tap_note "skb_iperf_udp_loopback: delivered $udp_got of $udp_sent datagrams of $NTA_SKB_UDP_LEN B"
 	skb_check skb_iperf_udp_loopback $rc
+
+	# the virtio run above, when NTA was on for it
+	if [ -z "$virtio_rc" ]; then
+		tap_skip skb_iperf_tcp_virtio "no virtio-net run"
+	elif [ "$(nta_stat enabled iperf_tcp_virtio.0)" != 1 ]; then
+		tap_skip skb_iperf_tcp_virtio "net.core.nta was 0 for the run"
+	else
+		skb_check iperf_tcp_virtio "$virtio_rc" skb_iperf_tcp_virtio
+	fi
 
 	# flip the switch while a TCP stream runs; in-flight heads go back
 	# to wherever they came from
@@ -198,6 +247,7 @@ if nta_present; then
 else
 	tap_skip skb_iperf_tcp_loopback "NTA not present"
 	tap_skip skb_iperf_udp_loopback "NTA not present"
+	tap_skip skb_iperf_tcp_virtio "NTA not present"
 	tap_skip skb_toggle_under_load "NTA not present"
 fi
 
