@@ -13,6 +13,7 @@
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
+#   make pahole                     struct sk_buff size: base vs series
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -21,7 +22,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo clean distclean
 
 all: help
 help:
@@ -50,6 +51,9 @@ initramfs: series
 
 boot: kernel initramfs
 	@FLAVOUR=$(FLAVOUR) $(S)/nta-boot.sh $(if $(PLAN),-p $(PLAN))
+
+pahole: series
+	@$(S)/nta-pahole.sh
 
 check:
 	@$(S)/nta-check.sh

@@ -23,7 +23,7 @@
 #   NTA_WEB_TIMEOUT_MS  request timeout counted as an error [10000]
 #   NTA_TOGGLE_PERIOD   seconds between flips [0.5]
 #   NTA_WRK_TOL         allowed wrk/nta_load difference in percent [20]
-#   NTA_WRK_ROUNDS      interleaved rounds of each, medians compared [3]
+#   NTA_WRK_ROUNDS      interleaved rounds of each, medians compared [5]
 #   NTA_SET             0 or 1: force net.core.nta for the load runs
 #   and those of nta_lib.sh (NTA_DRAIN_WAIT, NTA_PORT_BASE, ...)
 
@@ -36,7 +36,7 @@ NTA_WEB_SRV_THREADS=${NTA_WEB_SRV_THREADS:-0}
 NTA_WEB_TIMEOUT_MS=${NTA_WEB_TIMEOUT_MS:-10000}
 NTA_TOGGLE_PERIOD=${NTA_TOGGLE_PERIOD:-0.5}
 NTA_WRK_TOL=${NTA_WRK_TOL:-20}
-NTA_WRK_ROUNDS=${NTA_WRK_ROUNDS:-3}
+NTA_WRK_ROUNDS=${NTA_WRK_ROUNDS:-5}
 PORT=$((NTA_PORT_BASE + 2))
 
 HTTPD=$(nta_bin nta_httpd)
