@@ -220,7 +220,11 @@ def mem_of(nr):
     k = sum(r.get('mkm', 0) for r in nr)
     al = sum(r.get('allocs', 0) for r in nr)
     fb = sum(r.get('fallbacks', 0) for r in nr)
+    ns = sum(r.get('nsamp', 0) for r in nr)
     return {
+        'pool_peak_bytes': max([r.get('mpool', 0) for r in nr] or [0]),
+        'pool_avg_free_bytes': (sum(r.get('mfree', 0) for r in nr) / ns
+                                if ns and any('mfree' in r for r in nr) else None),
         'samples': sum(r.get('nsamp', 0) for r in nr),
         'avg_live_requested': q / max(1, sum(r.get('nsamp', 0) for r in nr)),
         'nta_reserved_per_requested': rv / q if q > 0 else None,
@@ -265,16 +269,22 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
     p('')
     p('skb head memory in the NTA rounds: bytes reserved per byte requested, live heads')
     p('sampled every 0.5 s (kmalloc = kmalloc_size_roundup() of the same heads, the')
-    p('kmalloc_bytes counter; it ignores skb_small_head_cache, see README)')
-    p(f"{'workload':<34} {'avg live':>10} {'NTA':>7} {'kmalloc':>8} {'NTA/kmalloc':>12} {'fallback':>9}")
+    p('kmalloc_bytes counter; it ignores skb_small_head_cache, see README); fallback:')
+    p('heads NTA did not serve; pool peak: largest NTA footprint sampled; avg free:')
+    p('free bytes in the pool, mean of the samples')
+    p(f"{'workload':<34} {'avg live':>8} {'NTA':>5} {'kmalloc':>7} {'NTA/km':>6} {'fallback':>8}"
+      f" {'pool peak':>9} {'avg free':>8}")
     rows = [(w['label'], w['memory']) for w in res]
     if 'udp_mix' in meta:
         rows.append(('UDP mix (64+1400+8000 B rounds)', meta['udp_mix']))
     for label, mm in rows:
         live = f"{mm['avg_live_requested'] / 1024:.0f}K" if mm['samples'] else '-'
         fb = '-' if mm['fallback_pct'] is None else f"{mm['fallback_pct']:.1f}%"
-        p(f"{label:<34} {live:>10} {fmt(mm['nta_reserved_per_requested']):>7} "
-          f"{fmt(mm['kmalloc_reserved_per_requested']):>8} {fmt(mm['nta_over_kmalloc']):>12} {fb:>9}")
+        peak = f"{mm['pool_peak_bytes'] / 1024:.0f}K" if mm['pool_peak_bytes'] else '-'
+        avf = '-' if mm['pool_avg_free_bytes'] is None else f"{mm['pool_avg_free_bytes'] / 1024:.0f}K"
+        p(f"{label:<34} {live:>8} {fmt(mm['nta_reserved_per_requested']):>5} "
+          f"{fmt(mm['kmalloc_reserved_per_requested']):>7} {fmt(mm['nta_over_kmalloc']):>6} {fb:>8}"
+          f" {peak:>9} {avf:>8}")
     if pool:
         bb = pool.get('block_bytes', 0)
         fr = pool.get('free_bytes', 0)
@@ -289,7 +299,7 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
             p(f"fragmentation: free bytes in partly used blocks {'' if frag[1] else '>= '}"
               f"{frag[0] / 1024:.1f} KiB ({100.0 * frag[0] / bb if bb else 0:.1f}% of the footprint; "
               f"{'exact' if frag[1] else 'lower bound'}, from the per-CPU free and largest-free figures)")
-        p(f"since boot: allocs {pool.get('allocs', '?')}, remote frees {pool.get('remote_frees', '?')}, "
+        p(f"since boot (KUnit at boot and nta/bench included): allocs {pool.get('allocs', '?')}, remote frees {pool.get('remote_frees', '?')}, "
           f"grows {pool.get('grows', '?')}, returns {pool.get('returns', '?')}, failures "
           f"{pool.get('failures', '?')}, fallbacks {pool.get('fallbacks', '?')}, bad frees "
           f"{pool.get('bad_frees', '?')}")
@@ -306,12 +316,12 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
 
 
 def fragmentation(pool, percpu):
-    """Free bytes in partly used blocks, summed over CPUs.  A wholly free
-    block holds max_size free bytes in one chunk, so per CPU: largest_free
-    below max_size means no block is wholly free (all free bytes are in
-    partly used blocks, exact); else at most min(blocks, free // max_size)
-    blocks are, and free - max_size * that is a lower bound.
-    Returns (bytes, exact) or None."""
+    """Free bytes in partly used blocks (blocks holding a live or queued
+    object), summed over CPUs.  Per CPU, with D = max_size (the data bytes of
+    a block), B blocks and F free bytes, the used bytes are U = B*D - F and
+    the m partly used blocks hold m*D - U free bytes.  U = 0: none (exact);
+    largest_free < D: no block is wholly free, so all of F (exact); else m is
+    at least ceil(U / D), a lower bound.  Returns (bytes, exact) or None."""
     d = pool.get('max_size')
     if not d or not percpu or len(percpu) < 2:
         return None
@@ -326,11 +336,14 @@ def fragmentation(pool, percpu):
             fr, lg, nb = int(row[fi]), int(row[li]), int(row[bi])
         except (ValueError, IndexError):
             continue
+        used = nb * d - fr
+        if used <= 0:
+            continue
         if lg < d:
             tot += fr
         else:
             exact = False
-            tot += max(0, fr - d * min(nb, fr // d))
+            tot += -(-used // d) * d - used
     return tot, exact
 
 
@@ -382,13 +395,22 @@ def plot(res, outdir):
                     n[k]['max'] / b, m[k]['min'] / b, m[k]['max'] / b))
                 rows.append(w['name'])
             f.write('\n\n')
+        f.write('# memory: label nta_reserved/requested kmalloc_reserved/requested (NTA rounds)\n')
+        for w in res:
+            mm = w['memory']
+            if mm['nta_reserved_per_requested'] is None:
+                continue
+            a, b = mm['nta_reserved_per_requested'], mm['kmalloc_reserved_per_requested']
+            f.write('"%s" %g %g %g %g %g %g\n' % (SHORT.get(w['name'], w['name']), a, a, a, b, b, b))
+        f.write('\n\n')
     script = os.path.join(outdir, 'results.gp')
     svg = os.path.join(outdir, 'results.svg')
     with open(script, 'w') as f:
         f.write(f'''# gnuplot {os.path.basename(script)}: written by scripts/nta-bench-report.py
-set terminal svg size 1100,760 dynamic font "sans,11"
+set terminal svg size 1100,1100 dynamic font "sans,11"
 set output "{svg}"
-set multiplot layout 2,1 title "NTA vs mainline skb heads, one QEMU TCG boot: median, whiskers min-max, normalised to the mainline median"
+set termoption noenhanced
+set multiplot layout 3,1 title "NTA vs mainline skb heads, one QEMU TCG boot: median, whiskers min-max, normalised to the mainline median"
 set style data histogram
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.6 border -1
@@ -405,15 +427,31 @@ set ylabel "CPU time / mainline median"
 set title "Guest CPU cost, system+softirq per request (web) or per GB (iperf3) (lower is better)"
 plot "{dat}" index 1 using 2:3:4:xtic(1) title "NTA" lc rgb "#2a7ab9", \\
      "" index 1 using 5:6:7 title "mainline" lc rgb "#b0b0b0", 1 notitle lc rgb "black" dt 2
+set ylabel "bytes reserved / requested"
+set title "skb head bytes reserved per byte requested, NTA rounds (kmalloc: kmalloc_size_roundup() of the same heads)"
+plot "{dat}" index 2 using 2:3:4:xtic(1) title "NTA" lc rgb "#2a7ab9", \\
+     "" index 2 using 5:6:7 title "kmalloc" lc rgb "#b0b0b0", 1 notitle lc rgb "black" dt 2
 unset multiplot
 ''')
     if not rows:
         return 'no clean workload with both settings: no plot'
     if not gp:
         return 'gnuplot not installed (package gnuplot-nox): no plot, data in results.dat'
+    for f in (svg, svg[:-4] + '.png'):
+        if os.path.exists(f):
+            os.unlink(f)
     r = subprocess.run([gp, script], capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or not os.path.exists(svg):
         return 'gnuplot failed: ' + (r.stderr.strip().splitlines() or ['?'])[-1]
+    # the same as PNG, for viewers without SVG (pngcairo, else gd's png)
+    png = svg[:-4] + '.png'
+    with open(script) as f:
+        body = f.read().replace(svg, png)
+    for term in ('pngcairo size 1100,1100 font "sans,10"', 'png size 1100,1100'):
+        t = re.sub(r'^set terminal .*$', 'set terminal ' + term, body, count=1, flags=re.M)
+        r = subprocess.run([gp], input=t, capture_output=True, text=True, timeout=60)
+        if r.returncode == 0 and os.path.exists(png):
+            break
     return None
 
 

@@ -76,9 +76,9 @@ FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
 grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"
 rc=0
-python3 "$NTA_ROOT/scripts/nta-bench-report.py" --log "$D/$mode.log" --out "$D" \
+python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --log "$D/$mode.log" --out "$D" \
 	--command "$cmdline" --rounds "$rounds" --secs "$secs" --steps "$plan" --boot-ok $boot_ok || rc=1
-info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg"
+info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg, results.png"
 
 # The cover letter of out/series/ gets the new table (patches/cover-letter.txt's @RESULTS@).
 "$NTA_ROOT/scripts/nta-series.sh" cover >/dev/null || warn "could not refresh the cover letter"
