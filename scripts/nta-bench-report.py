@@ -269,7 +269,7 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
     p('')
     p('skb head memory in the NTA rounds: bytes reserved per byte requested, live heads')
     p('sampled every 0.5 s (kmalloc = kmalloc_size_roundup() of the same heads, the')
-    p('kmalloc_bytes counter; it ignores skb_small_head_cache, see README); fallback:')
+    p('kmalloc_bytes counter; it does not model skb_small_head_cache, see README); fallback:')
     p('heads NTA did not serve; pool peak: largest NTA footprint sampled; avg free:')
     p('free bytes in the pool, mean of the samples')
     p(f"{'workload':<34} {'avg live':>8} {'NTA':>5} {'kmalloc':>7} {'NTA/km':>6} {'fallback':>8}"
