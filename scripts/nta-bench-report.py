@@ -231,6 +231,9 @@ def mem_of(nr):
         'kmalloc_reserved_per_requested': k / q if q > 0 else None,
         'nta_over_kmalloc': rv / k if k > 0 else None,
         'nta_allocs': al, 'fallbacks': fb,
+        'remote_frees': sum(r.get('remote_frees', 0) for r in nr),
+        'kicks': sum(r.get('kicks', 0) for r in nr),
+        'grows': sum(r.get('grows', 0) for r in nr),
         'fallback_pct': 100.0 * fb / (al + fb) if al + fb else None,
     }
 
@@ -285,6 +288,24 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
         p(f"{label:<34} {live:>8} {fmt(mm['nta_reserved_per_requested']):>5} "
           f"{fmt(mm['kmalloc_reserved_per_requested']):>7} {fmt(mm['nta_over_kmalloc']):>6} {fb:>8}"
           f" {peak:>9} {avf:>8}")
+    if any('kicks' in r for r in meta.get('all_rounds', [])):
+        p('')
+        p('NTA activity in the NTA rounds (where the time may go): heads per request or per MB,')
+        p('share freed on another CPU (queued to the owner), owner kicks and block grows per 1000 heads')
+        p(f"{'workload':<34} {'heads':>12} {'remote':>7} {'kicks/k':>8} {'grows/k':>8}")
+        for w in res:
+            mm = w['memory']
+            nr = [r for r in meta['all_rounds'] if r['workload'] == w['name'] and r['nta'] == '1'
+                  and not r['why']]
+            al = mm['nta_allocs']
+            if not al:
+                continue
+            reqs = sum(r.get('reqs', 0) for r in nr)
+            mb = sum(r.get('bytes', 0) for r in nr) / 1e6
+            per = f"{al / reqs:.1f}/req" if w['kind'] == 'web' and reqs else (
+                f"{al / mb:.1f}/MB" if mb else '-')
+            p(f"{w['label']:<34} {per:>12} {100.0 * mm['remote_frees'] / al:>6.1f}% "
+              f"{1000.0 * mm['kicks'] / al:>8.2f} {1000.0 * mm['grows'] / al:>8.2f}")
     if pool:
         bb = pool.get('block_bytes', 0)
         fr = pool.get('free_bytes', 0)
@@ -507,6 +528,7 @@ def main():
             'steps_expected': [s for s in a.steps.split(',') if s],
             'no_wrk': no_wrk}
     res = build(rounds, pool, percpu, steps, splats_outside)
+    meta['all_rounds'] = rounds
     udp = [r for r in rounds if r['workload'].startswith('iperf_udp_') and r['nta'] == '1'
            and not r['why']]
     if udp:
@@ -519,6 +541,7 @@ def main():
     if not a.boot_ok:
         problems.append('the boot did not finish its plan')
     frag = fragmentation(pool, percpu)
+    meta.pop('all_rounds', None)
     doc = {'meta': meta, 'workloads': res, 'pool_end': pool,
            'pool_end_partial_free_bytes': frag and frag[0],
            'pool_end_partial_free_exact': frag and frag[1],
