@@ -2,7 +2,10 @@
 # NTA (network tree allocator): the front door.  See README.md.
 #
 #   make check    every test; TAP in out/check/results.tap; ends "N passed, N failed"
-#   make demo     tree, series, perf kernel, boot, iperf3 with NTA on/off, table
+#   make demo     perf kernel, one boot: web, iperf3, memory, CPU with NTA on/off
+#                 interleaved; table, out/demo/results.json and results.svg (~10 min)
+#   make bench    the same with longer rounds and more of them, into out/bench/
+#                 (NTA_DEMO_ROUNDS, NTA_DEMO_SECS, NTA_DEMO_MICRO, NTA_DEMO_STEPS)
 #
 # Steps (each cached, each safe to re-run):
 #   make deps                       install missing Debian packages
@@ -22,7 +25,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench clean distclean
 
 all: help
 help:
@@ -59,10 +62,13 @@ check:
 	@$(S)/nta-check.sh
 
 demo:
-	@$(S)/nta-demo.sh
+	@$(S)/nta-demo.sh demo
+
+bench:
+	@$(S)/nta-demo.sh bench
 
 clean:
-	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/boot
+	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot
 
 distclean:
 	-git -C out/tree worktree remove -f ../am-verify 2>/dev/null

@@ -1,32 +1,89 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: base tree, series, perf kernel, initramfs, one boot that runs
-# iperf3 over loopback with net.core.nta=1 and =0 (interleaved, when the
-# sysctl exists) and over virtio-net from a host client, then a table.
-# Console and numbers land in out/demo/.  (The benchmark proper, with web
-# load and plots, comes with a later issue.)
+# make demo / make bench: base tree, series, perf kernel, initramfs, then ONE
+# boot (QEMU TCG, 2 vCPUs) in which every workload runs rounds with
+# net.core.nta=1 and =0 interleaved (1 0 1 0 ...):
+#   demo_web    nta_httpd under nta_load (keep-alive 64 B, 1 KiB, 16 KiB;
+#               connection per request 1 KiB, 16 KiB) and wrk (keep-alive 1 KiB)
+#   demo_iperf  iperf3 TCP over loopback
+#   demo_udp    iperf3 UDP over loopback, 64, 1400 and 8000 B datagrams
+#   demo_mem    the NTA pool (footprint, fragmentation) at the end
+#   demo_bench  the debugfs nta/bench microbenchmark (CONFIG_NTA_BENCH)
+# then a table of medians, min-max and NTA/mainline (throughput, guest CPU
+# time per request or per GB, skb head bytes reserved per byte requested),
+# results.json and results.svg (gnuplot), and the cover letter of
+# out/series/ refreshed with the table (@RESULTS@ in patches/cover-letter.txt).
+# A workload with a failed round (failed requests, iperf3 error, a kernel
+# splat during the round) gets no ratio; the table says which round and why.
+#
+#   scripts/nta-demo.sh [demo|bench]
+#
+# Environment (demo default / bench default):
+#   NTA_DEMO_ROUNDS  rounds per setting and workload    (5 / 11)
+#   NTA_DEMO_SECS    seconds per round                  (2 / 5)
+#   NTA_DEMO_MICRO   nta/bench "scale,rounds"           (1,7 / 3,11)
+#   NTA_DEMO_STEPS   guest steps, a subset of web,iperf,udp,mem,bench (all)
 . "$(dirname "$0")/nta-lib.sh"
 
-D=$NTA_OUT/demo
+mode=${1:-demo}
+case $mode in
+demo)	rounds=${NTA_DEMO_ROUNDS:-5} secs=${NTA_DEMO_SECS:-2} micro=${NTA_DEMO_MICRO:-1,7} ;;
+bench)	rounds=${NTA_DEMO_ROUNDS:-11} secs=${NTA_DEMO_SECS:-5} micro=${NTA_DEMO_MICRO:-3,11} ;;
+*)	die "usage: $0 [demo|bench]" ;;
+esac
+[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] ||
+	die "NTA_DEMO_ROUNDS and NTA_DEMO_SECS must be positive integers"
+[[ $micro =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || die "NTA_DEMO_MICRO must be scale,rounds (e.g. 1,7)"
+steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
+plan=boot_smp nweb=0 nnet=0 bench=0
+for s in ${steps//,/ }; do
+	case $s in
+	web) nweb=6 ;; iperf) nnet=$((nnet + 1)) ;; udp) nnet=$((nnet + 3)) ;;
+	bench) bench=1 ;; mem) ;;
+	*) die "NTA_DEMO_STEPS: unknown step '$s' (web,iperf,udp,mem,bench)" ;;
+	esac
+	plan+=,demo_$s
+done
+
+D=$NTA_OUT/$mode
 mkdir -p "$D"
+cmdline="make $mode"
+for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
+	[ -n "${!v:-}" ] && cmdline="$v=${!v} $cmdline"
+done
+
 "$NTA_ROOT/scripts/nta-deps.sh" || exit 1
 "$NTA_ROOT/scripts/nta-tree.sh" || exit 1
 "$NTA_ROOT/scripts/nta-series.sh" series || exit 1
+# The microbenchmark needs CONFIG_NTA_BENCH, which the perf fragment may lack.
+if [ $bench = 1 ] && ! grep -qx 'CONFIG_NTA_BENCH=y' "$NTA_ROOT/tools/testing/selftests/nta/config"; then
+	export NTA_CONFIG_EXTRA=${NTA_CONFIG_EXTRA:-$NTA_ROOT/scripts/nta-bench.config}
+fi
 "$NTA_ROOT/scripts/nta-kernel.sh" perf || exit 1
 "$NTA_ROOT/scripts/nta-initramfs.sh" || exit 1
-FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n demo -d "$D" -t 600 -p boot_smp,demo_iperf,iperf_host || exit 1
 
-banner "demo: results (console: ${D#$NTA_ROOT/}/demo.log)"
-grep '^NTA-METRIC' "$D/demo.log" >"$D/metrics.txt"
-{
-	printf '%-40s %12s\n' "test (3 s iperf3 each)" "Mbit/s"
-	printf '%-40s %12s\n' "----" "------"
-	awk '$2 == "demo_iperf_lo" {
-		n = ($3 == "nta=-") ? "mainline (no net.core.nta)" : ($3 == "nta=1" ? "NTA on" : "NTA off")
-		printf "%-40s %12s\n", "loopback TCP, " n ", round " (++r[$3]), $4 }
-	     $2 ~ /^iperf_host_/ { k = $2; sub(/^iperf_host_/, "", k); sub(/_mbps$/, "", k)
-		printf "%-40s %12s\n", (k == "tcp-r" ? "guest -> host" : "host -> guest") " virtio-net TCP", $3 }' "$D/metrics.txt"
-} | tee "$D/table.txt"
-grep -q 'nta=-' "$D/metrics.txt" &&
-	info "/proc/sys/net/core/nta is absent in this kernel: NTA on/off rows appear once the series adds it"
-info "full numbers: ${D#$NTA_ROOT/}/metrics.txt; table: ${D#$NTA_ROOT/}/table.txt"
+# Bounds: a round takes secs + ~1 s under TCG; allow secs + 8 s, per step
+# and for the whole boot (plus the microbenchmark and the boot itself).
+per=$((2 * rounds * (secs + 8)))
+step_tmo=$(( (nweb > 3 ? nweb : 3) * per + 120 ))
+[ $bench = 1 ] && [ $step_tmo -lt 900 ] && step_tmo=900
+boot_tmo=$(( (nweb + nnet) * per + bench * 900 + 300 ))
+banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (steps: $steps; timeout ${boot_tmo}s)"
+boot_ok=1
+FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
+	-a "ntademo=$rounds,$secs ntabench=$micro ntatimeout=$step_tmo" || boot_ok=0
+
+banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
+grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"
+rc=0
+python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --log "$D/$mode.log" --out "$D" \
+	--command "$cmdline" --rounds "$rounds" --secs "$secs" --steps "$plan" --boot-ok $boot_ok || rc=1
+info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg, results.png"
+
+# The cover letter of out/series/ gets the new table (patches/cover-letter.txt's @RESULTS@).
+"$NTA_ROOT/scripts/nta-series.sh" cover >/dev/null || warn "could not refresh the cover letter"
+if [ $rc -ne 0 ] || [ $boot_ok = 0 ]; then
+	echo "error: $mode: some rounds or steps failed (PROBLEMS above); their ratios are not printed" >&2
+	exit 1
+fi
+banner "$mode: done"

@@ -30,7 +30,8 @@
 # so series -> refresh changes nothing.  Slugs travel with the commits as git
 # notes (refs/notes/nta-slug; kept through amend and rebase).
 #
-#   scripts/nta-series.sh series|refresh|verify
+#   scripts/nta-series.sh series|refresh|verify|cover
+# (cover: export out/series/ again, for a new @RESULTS@ table; no assembly)
 . "$(dirname "$0")/nta-lib.sh"
 
 SERIES_OUT=$NTA_OUT/series
@@ -239,11 +240,19 @@ export_series() {
 	T -c user.name="$name" -c user.email="$mail" format-patch -q --cover-letter --subject-prefix='PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
 		>>"$log" 2>&1 || fail_log "$log" "git format-patch failed"
 	local body=$NTA_PATCHES/cover-letter.txt
-	awk -v body="$body" '
+	# @RESULTS@ in the body: the newest table of make demo / make bench.
+	local results
+	results=$(ls -t "$NTA_OUT"/demo/table.txt "$NTA_OUT"/bench/table.txt 2>/dev/null | head -1)
+	awk -v body="$body" -v results="$results" '
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
 		/^\*\*\* BLURB HERE \*\*\*$/ {
-			if ((getline line < body) > 0) { print line; while ((getline line < body) > 0) print line }
-			else print "(cover letter placeholder: write patches/cover-letter.txt)"
+			if ((getline line < body) > 0) {
+				do {
+					if (line != "@RESULTS@") print line
+					else if (results == "") print "(no results yet: run make demo)"
+					else while ((getline r < results) > 0) print r
+				} while ((getline line < body) > 0)
+			} else print "(cover letter placeholder: write patches/cover-letter.txt)"
 			next
 		}
 		{ print }' "$cover" >"$cover.new" && mv "$cover.new" "$cover"
@@ -391,5 +400,6 @@ case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;
 verify) verify ;;
-*) die "usage: $0 series|refresh|verify" ;;
+cover) need_tree; load_series; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
+*) die "usage: $0 series|refresh|verify|cover" ;;
 esac
