@@ -2,6 +2,7 @@
 # NTA (network tree allocator): the front door.  See README.md.
 #
 #   make check    every test; TAP in out/check/results.tap; ends "N passed, N failed"
+#   make check-bisect  every prefix of the series builds (vmlinux, out/build-bisect)
 #   make demo     tree, series, perf kernel, boot, iperf3 with NTA on/off, table
 #
 # Steps (each cached, each safe to re-run):
@@ -21,7 +22,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot check check-bisect demo clean distclean
 
 all: help
 help:
@@ -53,6 +54,11 @@ boot: kernel initramfs
 
 check:
 	@$(S)/nta-check.sh
+
+# Not part of check: a vmlinux per patch (incremental, but the skb patch
+# rebuilds everything that includes skbuff.h).
+check-bisect: series
+	@$(S)/nta-bisect.sh
 
 demo:
 	@$(S)/nta-demo.sh
