@@ -2,7 +2,6 @@
 # NTA (network tree allocator): the front door.  See README.md.
 #
 #   make check    every test; TAP in out/check/results.tap; ends "N passed, N failed"
-#   make check-bisect  every prefix of the series builds (vmlinux, out/build-bisect)
 #   make demo     tree, series, perf kernel, boot, iperf3 with NTA on/off, table
 #
 # Steps (each cached, each safe to re-run):
@@ -14,6 +13,8 @@
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
+#   make check-bisect               every prefix of the series builds (vmlinux,
+#                                   out/build-bisect); not part of make check
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -22,7 +23,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot check check-bisect demo clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo clean distclean
 
 all: help
 help:
@@ -52,13 +53,14 @@ initramfs: series
 boot: kernel initramfs
 	@FLAVOUR=$(FLAVOUR) $(S)/nta-boot.sh $(if $(PLAN),-p $(PLAN))
 
-check:
-	@$(S)/nta-check.sh
-
 # Not part of check: a vmlinux per patch (incremental, but the skb patch
 # rebuilds everything that includes skbuff.h).
+.PHONY: check-bisect
 check-bisect: series
 	@$(S)/nta-bisect.sh
+
+check:
+	@$(S)/nta-check.sh
 
 demo:
 	@$(S)/nta-demo.sh
