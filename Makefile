@@ -17,6 +17,8 @@
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
 #   make pahole                     struct sk_buff size: base vs series
+#   make check-bisect               every prefix of the series builds (vmlinux,
+#                                   out/build-bisect); not part of make check
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -57,6 +59,12 @@ boot: kernel initramfs
 
 pahole: series
 	@$(S)/nta-pahole.sh
+
+# Not part of check: a vmlinux per patch (incremental, but the skb patch
+# rebuilds everything that includes skbuff.h).
+.PHONY: check-bisect
+check-bisect: series
+	@$(S)/nta-bisect.sh
 
 check:
 	@$(S)/nta-check.sh
