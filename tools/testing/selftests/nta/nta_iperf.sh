@@ -89,7 +89,8 @@ udp_test()
 	iperf_udp "$NTA_TMP/$_name.out"
 	_rx=$(iperf_mbps "$NTA_TMP/$_name.out" receiver)
 	tap_note "$_name: delivered $udp_got of $udp_sent datagrams" \
-		"($(awk -v s="$udp_sent" -v d="$udp_got" 'BEGIN { printf "%.1f", s ? 100 * d / s : 0 }')%)," \
+		"($(awk -v s="$udp_sent" -v d="$udp_got" \
+			'BEGIN { printf "%.1f", s ? 100 * d / s : 0 }')%)," \
 		"$_rx Mbit/s received"
 	nta_present && nta_report "$_name.0" "$_name.1"
 	if [ "$_rc" -eq 0 ] && [ "$udp_got" -gt 0 ]; then
@@ -188,7 +189,8 @@ if nta_present; then
 	iperf_run skb_iperf_tcp_loopback "$PORT" "" "" -- -P 2
 	rc=$?
 	nta_snap skb_iperf_tcp_loopback.1
-	tap_note "skb_iperf_tcp_loopback: $(iperf_mbps "$NTA_TMP/skb_iperf_tcp_loopback.out" receiver) Mbit/s"
+	mbps=$(iperf_mbps "$NTA_TMP/skb_iperf_tcp_loopback.out" receiver)
+	tap_note "skb_iperf_tcp_loopback: $mbps Mbit/s"
 	skb_check skb_iperf_tcp_loopback $rc
 
 	nta_snap skb_iperf_udp_loopback.0
@@ -197,7 +199,8 @@ if nta_present; then
 	rc=$?
 	nta_snap skb_iperf_udp_loopback.1
 	iperf_udp "$NTA_TMP/skb_iperf_udp_loopback.out"
-	tap_note "skb_iperf_udp_loopback: delivered $udp_got of $udp_sent datagrams of $NTA_SKB_UDP_LEN B"
+	tap_note "skb_iperf_udp_loopback: delivered $udp_got of $udp_sent" \
+		"datagrams of $NTA_SKB_UDP_LEN B"
 	skb_check skb_iperf_udp_loopback $rc
 
 	# the virtio run above, when NTA was on for it

@@ -53,7 +53,8 @@ NTA_FAIL_IGNORE_WAIT=${NTA_FAIL_IGNORE_WAIT:-Y}
 NTA_ISO_MIN_FRAC=${NTA_ISO_MIN_FRAC:-0.5}
 PORT=$((NTA_PORT_BASE + 5))
 FPA=${NTA_FPA_DIR:-/sys/kernel/debug/fail_page_alloc}
-KNOBS="probability interval times space verbose ignore-gfp-wait ignore-gfp-highmem min-order task-filter"
+KNOBS="probability interval times space verbose ignore-gfp-wait"
+KNOBS="$KNOBS ignore-gfp-highmem min-order task-filter"
 
 nta_init 5
 
@@ -166,7 +167,8 @@ phase()
 		"$_inj page allocations failed, iperf3 status $rc"
 	tap_note "$_name: TCP $(iperf_mbps "$NTA_TMP/$_name.tcp.out" receiver) Mbit/s," \
 		"$_tinj page allocations failed, iperf3 status $_trc"
-	tap_note "$_name: $(($(alloc_reports) - _rep0)) 'page allocation failure' reports on the console"
+	tap_note "$_name: $(($(alloc_reports) - _rep0))" \
+		"'page allocation failure' reports on the console"
 	nta_present && nta_report "$_name.0" "$_name.1"
 	[ "$rc" -ne 0 ] && tap_note_file "$NTA_TMP/$_name.out"
 }

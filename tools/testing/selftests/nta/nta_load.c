@@ -51,7 +51,7 @@
 #define RETRY_NS	(10 * 1000 * 1000ULL)
 
 #define HIST_SUB_BITS	6
-#define HIST_SUB	(1 << HIST_SUB_BITS)
+enum { HIST_SUB = 1 << HIST_SUB_BITS };
 #define HIST_EXACT	(2 * HIST_SUB)	/* values below are exact */
 #define HIST_MAX_MSB	40		/* 2^40 us: 12 days */
 #define HIST_BUCKETS	(HIST_EXACT + (HIST_MAX_MSB - HIST_SUB_BITS) * HIST_SUB)

@@ -136,7 +136,10 @@ if [ -n "$NC" ]; then
 		tap_fail web_malformed_400 "expected one 400 response, then close"
 	fi
 
-	printf 'GET /64 HTTP/1.1\r\nHost: x\r\n\r\nGET /1k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+	req='GET /64 HTTP/1.1\r\nHost: x\r\n\r\n'
+	req=$req'GET /1k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+	# shellcheck disable=SC2059 # the escapes are meant for printf
+	printf "$req" |
 		timeout 10 $NC 127.0.0.1 "$PORT" > "$NTA_TMP/pipe.out" 2>&1
 	n=$(grep -o 'HTTP/1.1 200 OK' "$NTA_TMP/pipe.out" | wc -l)
 	bytes=$(wc -c < "$NTA_TMP/pipe.out")
@@ -160,7 +163,8 @@ if [ "${aborts:-0}" -gt 0 ] && [ "$(kv errors "$NTA_TMP/web_after_resets.out")" 
 	tap_note "web_client_resets: $aborts connections reset mid-response, server still serves"
 	tap_pass web_client_resets
 else
-	tap_fail web_client_resets "aborts=$aborts, then $(kv errors "$NTA_TMP/web_after_resets.out") errors"
+	errs=$(kv errors "$NTA_TMP/web_after_resets.out")
+	tap_fail web_client_resets "aborts=$aborts, then $errs errors"
 fi
 
 # ---- the switch flipped under load -------------------------------------------
