@@ -121,6 +121,9 @@ enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 				 unsigned int size);
 void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 		   struct list_head *released);
+enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
+					unsigned int size,
+					struct list_head *released);
 enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 				  unsigned int size, unsigned int *queued);
 unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released);
