@@ -13,6 +13,7 @@
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
+#   make bench-micro                perf kernel + CONFIG_NTA_BENCH, in-kernel microbenchmark table
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -21,7 +22,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot check demo bench-micro clean distclean
 
 all: help
 help:
@@ -56,6 +57,9 @@ check:
 
 demo:
 	@$(S)/nta-demo.sh
+
+bench-micro:
+	@$(S)/nta-bench-micro.sh
 
 clean:
 	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/boot
