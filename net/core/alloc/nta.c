@@ -297,7 +297,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
 	nta_drain_locked(c, &released);
-	obj = nta_pool_alloc(&c->pool, size);
+	obj = __nta_pool_alloc(&c->pool, size);
 	if (unlikely(!obj))
 		obj = nta_alloc_grow(c, size);
 	if (likely(obj)) {
@@ -404,7 +404,7 @@ void nta_free(void *ptr, unsigned int size)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
 	if (likely(blk->pool == &c->pool)) {
-		why = nta_pool_free_checked(&c->pool, ptr, size, &released);
+		why = __nta_pool_free_checked(&c->pool, ptr, size, &released);
 		if (likely(!why)) {
 			c->stats.frees++;
 			nta_account(c, size, -1);
