@@ -147,7 +147,6 @@ void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 			 unsigned int size, enum nta_bad_free why);
 
-
 /*
  * The fast paths: allocation from the lists, and the owner's check, free
  * and merge.  They are inline so that nta_alloc() and nta_free() in the
