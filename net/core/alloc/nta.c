@@ -20,9 +20,10 @@
  * the hotplug callback and, afterwards, by a work item.
  *
  * A global bitmap with one bit per block-sized, block-aligned range of
- * physical memory says which ranges are NTA blocks, so a foreign pointer is
- * recognised without reading memory NTA does not own, and without
- * borrowing a struct page field.
+ * the kernel's linear map says which ranges are NTA blocks, so a foreign
+ * pointer is recognised with one bounds check and one bit test, without
+ * reading memory NTA does not own and without borrowing a struct page
+ * field.
  */
 
 #define pr_fmt(fmt) "nta: " fmt
@@ -66,7 +67,7 @@ static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
 
 bool nta_ready __read_mostly;
 
-/* One bit per NTA_BLOCK_SIZE range of physical memory: is it a block? */
+/* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 static unsigned long *nta_block_map __read_mostly;
 static unsigned long nta_block_map_bits __read_mostly;
 
