@@ -9,7 +9,11 @@
  * where each live object begins.  Every maximal run of clear @used bits is
  * one free chunk, linked through its first unit onto pool->free[length].
  * pool->nonempty has one bit per list, so the best fit for a request is a
- * single find_next_bit() over a few words, not a walk over the lists.
+ * single bit search over a few words, not a walk over the lists.
+ *
+ * The fast paths (allocation, and the owner's check, free and merge) are
+ * inline in nta_core.h, so that nta_alloc() and nta_free() make no call on
+ * their way; this file holds the rest and the callable wrappers.
  *
  * Allocation takes the first chunk of the smallest non-empty list that
  * fits, marks its units used and puts the remainder back on its list.
