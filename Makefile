@@ -19,6 +19,7 @@
 #   make pahole                     struct sk_buff size: base vs series
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
+#   make bench-micro                perf kernel + CONFIG_NTA_BENCH, in-kernel microbenchmark table
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -27,7 +28,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro clean distclean
 
 all: help
 help:
@@ -74,6 +75,9 @@ demo:
 
 bench:
 	@$(S)/nta-demo.sh bench
+
+bench-micro:
+	@$(S)/nta-bench-micro.sh
 
 clean:
 	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot

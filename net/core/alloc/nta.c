@@ -20,9 +20,10 @@
  * the hotplug callback and, afterwards, by a work item.
  *
  * A global bitmap with one bit per block-sized, block-aligned range of
- * physical memory says which ranges are NTA blocks, so a foreign pointer is
- * recognised without reading memory NTA does not own, and without
- * borrowing a struct page field.
+ * the kernel's linear map says which ranges are NTA blocks, so a foreign
+ * pointer is recognised with one bounds check and one bit test, without
+ * reading memory NTA does not own and without borrowing a struct page
+ * field.
  */
 
 #define pr_fmt(fmt) "nta: " fmt
@@ -66,7 +67,7 @@ static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
 
 bool nta_ready __read_mostly;
 
-/* One bit per NTA_BLOCK_SIZE range of physical memory: is it a block? */
+/* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 static unsigned long *nta_block_map __read_mostly;
 static unsigned long nta_block_map_bits __read_mostly;
 
@@ -127,9 +128,24 @@ static int nta_block_node(unsigned int cpu)
 	return cpu_to_mem(cpu);
 }
 
-static unsigned long nta_block_index(const void *ptr)
+/*
+ * Blocks come from the page allocator without __GFP_HIGHMEM, so they live
+ * in the kernel's linear map: a block's index is its offset from
+ * PAGE_OFFSET in blocks.  Any other address, NULL included, is below
+ * PAGE_OFFSET (and wraps to a huge index) or beyond the end of the linear
+ * map (high_memory), so the bounds check alone keeps it out of the map,
+ * without virt_addr_valid() on every free.
+ */
+static __always_inline unsigned long nta_block_index(const void *ptr)
 {
-	return PHYS_PFN(__pa(ptr)) >> NTA_BLOCK_ORDER;
+	return ((unsigned long)ptr - PAGE_OFFSET) >> (PAGE_SHIFT + NTA_BLOCK_ORDER);
+}
+
+static __always_inline bool __nta_owns(const void *ptr)
+{
+	unsigned long idx = nta_block_index(ptr);
+
+	return likely(idx < nta_block_map_bits) && test_bit(idx, nta_block_map);
 }
 
 /**
@@ -142,12 +158,7 @@ static unsigned long nta_block_index(const void *ptr)
  */
 bool nta_owns(const void *ptr)
 {
-	unsigned long idx;
-
-	if (unlikely(!ptr || !virt_addr_valid(ptr)))
-		return false;
-	idx = nta_block_index(ptr);
-	return idx < nta_block_map_bits && test_bit(idx, nta_block_map);
+	return __nta_owns(ptr);
 }
 EXPORT_SYMBOL(nta_owns);
 
@@ -205,7 +216,8 @@ static noinline void *nta_alloc_grow(struct nta_cpu *c, unsigned int size)
 	return nta_pool_alloc(&c->pool, size);
 }
 
-static void nta_drain_locked(struct nta_cpu *c, struct list_head *released)
+static noinline void __nta_drain_locked(struct nta_cpu *c,
+					struct list_head *released)
 {
 	unsigned int n = nta_pool_drain(&c->pool, released);
 
@@ -215,13 +227,49 @@ static void nta_drain_locked(struct nta_cpu *c, struct list_head *released)
 	}
 }
 
-static void nta_account(struct nta_cpu *c, unsigned int size, int sign)
+/* Every call drains; when nothing is queued that is one load. */
+static __always_inline void nta_drain_locked(struct nta_cpu *c,
+					     struct list_head *released)
+{
+	if (unlikely(!llist_empty(&c->pool.remote)))
+		__nta_drain_locked(c, released);
+}
+
+/*
+ * kmalloc_size_roundup() by units, filled at init: above 192 bytes every
+ * kmalloc size (powers of two, then whole pages) is a multiple of the
+ * unit, so all sizes of one unit count round up alike.  An entry of 0
+ * (small sizes, where the 96 and 192 byte caches split a unit) means ask
+ * kmalloc_size_roundup() itself.
+ */
+static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __read_mostly;
+
+static void __init nta_init_kmalloc_units(void)
+{
+	unsigned int u, lo, hi;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		lo = kmalloc_size_roundup((u - 1) * NTA_UNIT + 1);
+		hi = kmalloc_size_roundup(u * NTA_UNIT);
+		nta_kmalloc_units[u] = lo == hi ? hi : 0;
+	}
+}
+
+static __always_inline s64 nta_kmalloc_bytes(unsigned int size)
+{
+	unsigned int bytes = nta_kmalloc_units[nta_size_to_units(size)];
+
+	return likely(bytes) ? bytes : kmalloc_size_roundup(size);
+}
+
+static __always_inline void nta_account(struct nta_cpu *c, unsigned int size,
+					int sign)
 {
 	c->stats.inuse_objects += sign;
 	c->stats.requested_bytes += sign * (s64)size;
 	c->stats.reserved_bytes += sign * (s64)(nta_size_to_units(size) * NTA_UNIT);
 	if (IS_ENABLED(CONFIG_NTA_STATS))
-		c->stats.kmalloc_bytes += sign * (s64)kmalloc_size_roundup(size);
+		c->stats.kmalloc_bytes += sign * nta_kmalloc_bytes(size);
 }
 
 /**
@@ -250,7 +298,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
 	nta_drain_locked(c, &released);
-	obj = nta_pool_alloc(&c->pool, size);
+	obj = __nta_pool_alloc(&c->pool, size);
 	if (unlikely(!obj))
 		obj = nta_alloc_grow(c, size);
 	if (likely(obj)) {
@@ -269,8 +317,8 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 EXPORT_SYMBOL(nta_alloc);
 
-static void nta_complain(const void *ptr, unsigned int size,
-			 enum nta_bad_free why)
+static noinline void __cold nta_complain(const void *ptr, unsigned int size,
+					 enum nta_bad_free why)
 {
 	this_cpu_inc(nta_cpu.stats.bad_frees);
 	if (READ_ONCE(nta_warn_bad_free))
@@ -298,7 +346,7 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 		     nta_size_to_units(size) * NTA_UNIT);
 	if (IS_ENABLED(CONFIG_NTA_STATS))
 		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
-			     kmalloc_size_roundup(size));
+			     nta_kmalloc_bytes(size));
 }
 
 /*
@@ -348,7 +396,7 @@ void nta_free(void *ptr, unsigned int size)
 	struct nta_cpu *c;
 	unsigned long flags;
 
-	if (unlikely(!nta_owns(ptr))) {
+	if (unlikely(!__nta_owns(ptr))) {
 		nta_complain(ptr, size, NTA_FREE_FOREIGN);
 		return;
 	}
@@ -357,9 +405,8 @@ void nta_free(void *ptr, unsigned int size)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
 	if (likely(blk->pool == &c->pool)) {
-		why = nta_check_free(blk, ptr, size);
+		why = __nta_pool_free_checked(&c->pool, ptr, size, &released);
 		if (likely(!why)) {
-			nta_pool_free(&c->pool, ptr, size, &released);
 			c->stats.frees++;
 			nta_account(c, size, -1);
 		} else {
@@ -649,7 +696,8 @@ static unsigned long nta_shrink_scan(struct shrinker *shrink,
 
 static int __init nta_init_block_map(void)
 {
-	nta_block_map_bits = DIV_ROUND_UP(max_pfn, 1UL << NTA_BLOCK_ORDER);
+	nta_block_map_bits = DIV_ROUND_UP((unsigned long)high_memory - PAGE_OFFSET,
+					  NTA_BLOCK_SIZE);
 	nta_block_map = vzalloc(BITS_TO_LONGS(nta_block_map_bits) *
 				sizeof(unsigned long));
 	return nta_block_map ? 0 : -ENOMEM;
@@ -672,6 +720,7 @@ static int __init nta_init(void)
 	ret = nta_init_block_map();
 	if (ret)
 		goto fail;
+	nta_init_kmalloc_units();
 	for_each_possible_cpu(cpu) {
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 

@@ -9,7 +9,11 @@
  * where each live object begins.  Every maximal run of clear @used bits is
  * one free chunk, linked through its first unit onto pool->free[length].
  * pool->nonempty has one bit per list, so the best fit for a request is a
- * single find_next_bit() over a few words, not a walk over the lists.
+ * single bit search over a few words, not a walk over the lists.
+ *
+ * The fast paths (allocation, and the owner's check, free and merge) are
+ * inline in nta_core.h, so that nta_alloc() and nta_free() make no call on
+ * their way; this file holds the rest and the callable wrappers.
  *
  * Allocation takes the first chunk of the smallest non-empty list that
  * fits, marks its units used and puts the remainder back on its list.
@@ -38,42 +42,16 @@
 
 #include "nta_core.h"
 
-/* A free chunk, linked through its first unit. */
-struct nta_chunk {
-	struct list_head node;
-};
-
 /* An object on its owner's remote-free list, until the owner drains it. */
 struct nta_remote {
 	struct llist_node node;
 	unsigned int size;
 };
 
-static inline void *nta_unit_addr(struct nta_block *blk, unsigned int unit)
-{
-	return (void *)blk + ((unsigned long)unit << NTA_UNIT_SHIFT);
-}
-
-static inline unsigned int nta_unit_of(const struct nta_block *blk,
-				       const void *ptr)
-{
-	return (ptr - (const void *)blk) >> NTA_UNIT_SHIFT;
-}
-
-static void nta_poison(void *start, unsigned int len)
-{
-	if (IS_ENABLED(CONFIG_NTA_DEBUG))
-		memset(start, POISON_FREE, len);
-}
-
 static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
 			  unsigned int unit, unsigned int units)
 {
-	struct nta_chunk *chunk = nta_unit_addr(blk, unit);
-
-	/* LIFO: the chunk freed last is the one most likely still in cache. */
-	list_add(&chunk->node, &pool->free[units]);
-	__set_bit(units, pool->nonempty);
+	nta_list_add(pool, blk, unit, units);
 	blk->free_units += units;
 	pool->free_units += units;
 }
@@ -81,13 +59,9 @@ static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
 static void nta_chunk_del(struct nta_pool *pool, struct nta_block *blk,
 			  struct nta_chunk *chunk, unsigned int units)
 {
-	list_del(&chunk->node);
-	if (list_empty(&pool->free[units]))
-		__clear_bit(units, pool->nonempty);
+	nta_list_del(pool, chunk, units);
 	blk->free_units -= units;
 	pool->free_units -= units;
-	/* The link is inside the merged chunk now: poison it like the rest. */
-	nta_poison(chunk, sizeof(*chunk));
 }
 
 /**
@@ -179,19 +153,6 @@ unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released)
 	return n;
 }
 
-static void nta_check_poison(const struct nta_pool *pool, void *obj,
-			     unsigned int units)
-{
-	unsigned int skip = sizeof(struct nta_chunk);
-	void *bad;
-
-	if (!IS_ENABLED(CONFIG_NTA_DEBUG))
-		return;
-	bad = memchr_inv(obj + skip, POISON_FREE, units * NTA_UNIT - skip);
-	if (bad)
-		nta_report_poison(pool, obj, units, bad);
-}
-
 /**
  * nta_pool_alloc - allocate from a pool's free lists
  * @pool: the pool
@@ -204,28 +165,7 @@ static void nta_check_poison(const struct nta_pool *pool, void *obj,
  */
 void *nta_pool_alloc(struct nta_pool *pool, unsigned int size)
 {
-	unsigned int units, len, unit;
-	struct nta_chunk *chunk;
-	struct nta_block *blk;
-
-	if (unlikely(!size || size > NTA_MAX_SIZE))
-		return NULL;
-	units = nta_size_to_units(size);
-	len = find_next_bit(pool->nonempty, NTA_NR_LISTS, units);
-	if (unlikely(len >= NTA_NR_LISTS))
-		return NULL;
-
-	chunk = list_first_entry(&pool->free[len], struct nta_chunk, node);
-	blk = nta_block_of(chunk);
-	unit = nta_unit_of(blk, chunk);
-	nta_chunk_del(pool, blk, chunk, len);
-	if (len > units)
-		nta_chunk_add(pool, blk, unit + units, len - units);
-	nta_check_poison(pool, chunk, units);
-
-	bitmap_set(blk->used, unit, units);
-	__set_bit(unit, blk->start);
-	return chunk;
+	return __nta_pool_alloc(pool, size);
 }
 
 /**
@@ -240,43 +180,11 @@ void *nta_pool_alloc(struct nta_pool *pool, unsigned int size)
  */
 unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit)
 {
-	unsigned long next_start, next_free;
+	unsigned int next_start, next_free;
 
-	next_start = find_next_bit(blk->start, NTA_BLOCK_UNITS, unit + 1);
+	next_start = nta_next_bit(blk->start, NTA_BLOCK_UNITS, unit + 1);
 	next_free = find_next_zero_bit(blk->used, NTA_BLOCK_UNITS, unit + 1);
 	return min(next_start, next_free) - unit;
-}
-
-/*
- * The checks any CPU can make: bits that belong to the object itself and
- * do not change while it is live.
- */
-static enum nta_bad_free nta_check_object(const struct nta_block *blk,
-					  const void *ptr, unsigned int size)
-{
-	unsigned long off = ptr - (const void *)blk;
-	unsigned int unit = off >> NTA_UNIT_SHIFT;
-
-	if ((off & (NTA_UNIT - 1)) || unit < NTA_HDR_UNITS)
-		return NTA_FREE_MISALIGNED;
-	if (!test_bit(unit, blk->start))
-		return NTA_FREE_NOT_ALLOCATED;
-	if (test_bit(unit, blk->pending))
-		return NTA_FREE_PENDING;
-	if (!size || size > NTA_MAX_SIZE)
-		return NTA_FREE_WRONG_SIZE;
-	return NTA_FREE_OK;
-}
-
-/* The length check reads the neighbours' bits: owner only. */
-static enum nta_bad_free nta_check_size(const struct nta_block *blk,
-					const void *ptr, unsigned int size)
-{
-	unsigned int unit = nta_unit_of(blk, ptr);
-
-	if (nta_size_to_units(size) != nta_object_units(blk, unit))
-		return NTA_FREE_WRONG_SIZE;
-	return NTA_FREE_OK;
 }
 
 /**
@@ -300,44 +208,6 @@ enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 	return why ?: nta_check_size(blk, ptr, size);
 }
 
-/*
- * Merge the units [unit, unit + units), just cleared in @used, with the
- * free chunks on either side and file the result; a block that is wholly
- * free again goes to @released when the pool holds more blocks than its
- * reserve and already has a wholly free spare.
- */
-static void nta_merge(struct nta_pool *pool, struct nta_block *blk,
-		      unsigned int unit, unsigned int units,
-		      struct list_head *released)
-{
-	unsigned int first = unit, end = unit + units, edge;
-
-	if (end < NTA_BLOCK_UNITS && !test_bit(end, blk->used)) {
-		edge = find_next_bit(blk->used, NTA_BLOCK_UNITS, end);
-		nta_chunk_del(pool, blk, nta_unit_addr(blk, end), edge - end);
-		end = edge;
-	}
-	/* The header's units are always used, so first - 1 exists. */
-	if (!test_bit(first - 1, blk->used)) {
-		edge = find_last_bit(blk->used, first) + 1;
-		nta_chunk_del(pool, blk, nta_unit_addr(blk, edge), first - edge);
-		first = edge;
-	}
-
-	nta_chunk_add(pool, blk, first, end - first);
-	/*
-	 * Above the reserve, keep one wholly free block as a spare and give
-	 * back the rest: releasing every empty block at once would make a
-	 * pool that hovers around a block boundary allocate and free pages
-	 * on every few packets.
-	 */
-	if (end - first == NTA_DATA_UNITS && pool->nr_blocks > pool->reserve &&
-	    !list_is_singular(&pool->free[NTA_DATA_UNITS])) {
-		nta_pool_remove_block(pool, blk);
-		list_add(&blk->link, released);
-	}
-}
-
 /**
  * nta_pool_free - free an object of @pool on the owner
  * @pool: the pool that owns the object
@@ -348,16 +218,26 @@ static void nta_merge(struct nta_pool *pool, struct nta_block *blk,
 void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 		   struct list_head *released)
 {
-	struct nta_block *blk = nta_block_of(ptr);
-	unsigned int unit = nta_unit_of(blk, ptr);
-	unsigned int units = nta_size_to_units(size);
+	nta_do_free(pool, ptr, size, released);
+}
 
-	if (pool->init_on_free)
-		memset(ptr, 0, size);
-	__clear_bit(unit, blk->start);
-	bitmap_clear(blk->used, unit, units);
-	nta_poison(ptr, units * NTA_UNIT);
-	nta_merge(pool, blk, unit, units, released);
+/**
+ * nta_pool_free_checked - check and free an object of @pool on the owner
+ * @pool: the pool that owns @ptr's block; the caller is its owner
+ * @ptr: the pointer being freed, in a block of @pool
+ * @size: the size it was allocated with
+ * @released: where a block that became wholly free above the reserve goes
+ *
+ * nta_check_free() and, when it passes, nta_pool_free() in one call: the
+ * owner's free path.  A refused free leaves the pool untouched.
+ *
+ * Return: NTA_FREE_OK when the object was freed, or why it was refused.
+ */
+enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
+					unsigned int size,
+					struct list_head *released)
+{
+	return __nta_pool_free_checked(pool, ptr, size, released);
 }
 
 /**
@@ -439,7 +319,7 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 			clear_bit_unlock(unit, blk->pending);
 			continue;
 		}
-		nta_pool_free(pool, obj, size, released);
+		nta_do_free(pool, obj, size, released);
 		/*
 		 * Clear pending only once @start is clear and we are done with
 		 * the object's link and size (hence _unlock): a racing second

@@ -17,6 +17,10 @@
 #include <linux/llist.h>
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/minmax.h>
+#include <linux/poison.h>
+#include <linux/string.h>
 #include <asm/page.h>
 
 /* One allocation unit: an L1 cache line, so heads stay line aligned. */
@@ -121,6 +125,9 @@ enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 				 unsigned int size);
 void nta_pool_free(struct nta_pool *pool, void *ptr, unsigned int size,
 		   struct list_head *released);
+enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
+					unsigned int size,
+					struct list_head *released);
 enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 				  unsigned int size, unsigned int *queued);
 unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released);
@@ -139,5 +146,313 @@ void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad);
 void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 			 unsigned int size, enum nta_bad_free why);
+
+/*
+ * The fast paths: allocation from the lists, and the owner's check, free
+ * and merge.  They are inline so that nta_alloc() and nta_free() in the
+ * per-CPU glue make no call into the core on their way; nta_core.c wraps
+ * them as nta_pool_alloc() and nta_pool_free_checked() for everyone else.
+ */
+
+/* A free chunk, linked through its first unit. */
+struct nta_chunk {
+	struct list_head node;
+};
+
+static inline void *nta_unit_addr(struct nta_block *blk, unsigned int unit)
+{
+	return (void *)blk + ((unsigned long)unit << NTA_UNIT_SHIFT);
+}
+
+static inline unsigned int nta_unit_of(const struct nta_block *blk,
+				       const void *ptr)
+{
+	return (ptr - (const void *)blk) >> NTA_UNIT_SHIFT;
+}
+
+static inline void nta_poison(void *start, unsigned int len)
+{
+	if (IS_ENABLED(CONFIG_NTA_DEBUG))
+		memset(start, POISON_FREE, len);
+}
+
+/*
+ * Bitmap helpers for the fast paths.  A block's bitmaps are a handful of
+ * words (four with 16 KiB blocks and 64-byte units), so open-coded word
+ * loops that the compiler inlines beat the out-of-line find_next_bit(),
+ * find_last_bit(), __bitmap_set() and __bitmap_clear() they stand for.
+ */
+
+/* First set bit of @map at or after @from, or @nbits when there is none. */
+static __always_inline unsigned int nta_next_bit(const unsigned long *map,
+						 unsigned int nbits,
+						 unsigned int from)
+{
+	unsigned int i = BIT_WORD(from);
+	unsigned long w;
+
+	if (unlikely(from >= nbits))
+		return nbits;
+	w = map[i] & BITMAP_FIRST_WORD_MASK(from);
+	while (!w) {
+		if (++i >= BITS_TO_LONGS(nbits))
+			return nbits;
+		w = map[i];
+	}
+	return min_t(unsigned int, i * BITS_PER_LONG + __ffs(w), nbits);
+}
+
+/*
+ * Last unit below @before that is used.  The header's units are always
+ * used, so for any @before above them there is one.
+ */
+static __always_inline unsigned int nta_prev_used(const struct nta_block *blk,
+						  unsigned int before)
+{
+	unsigned int i = BIT_WORD(before - 1);
+	unsigned long w = blk->used[i] & BITMAP_LAST_WORD_MASK(before);
+
+	while (!w)
+		w = blk->used[--i];
+	return i * BITS_PER_LONG + __fls(w);
+}
+
+/* First used unit at or after @from, NTA_BLOCK_UNITS if none. */
+static __always_inline unsigned int nta_next_used(const struct nta_block *blk,
+						  unsigned int from)
+{
+	return nta_next_bit(blk->used, NTA_BLOCK_UNITS, from);
+}
+
+/* Set or clear the @units bits of @map from @unit on (@units >= 1). */
+static __always_inline void nta_mark(unsigned long *map, unsigned int unit,
+				     unsigned int units, bool set)
+{
+	unsigned long *p = map + BIT_WORD(unit);
+	unsigned long *last = map + BIT_WORD(unit + units - 1);
+	unsigned long mask = BITMAP_FIRST_WORD_MASK(unit);
+
+	for (; p < last; p++, mask = ~0UL) {
+		if (set)
+			*p |= mask;
+		else
+			*p &= ~mask;
+	}
+	mask &= BITMAP_LAST_WORD_MASK(unit + units);
+	if (set)
+		*p |= mask;
+	else
+		*p &= ~mask;
+}
+
+/*
+ * Is every unit in [@from, @to) used and none of them an object's start,
+ * i.e. the inside of one live object?
+ */
+static __always_inline bool nta_is_inside(const struct nta_block *blk,
+					  unsigned int from, unsigned int to)
+{
+	unsigned int i = BIT_WORD(from), last;
+	unsigned long mask;
+
+	if (from >= to)
+		return true;
+	last = BIT_WORD(to - 1);
+	mask = BITMAP_FIRST_WORD_MASK(from);
+	for (; i < last; i++, mask = ~0UL)
+		if ((~blk->used[i] | blk->start[i]) & mask)
+			return false;
+	mask &= BITMAP_LAST_WORD_MASK(to);
+	return !((~blk->used[last] | blk->start[last]) & mask);
+}
+
+/*
+ * Free-list links, without the unit counts: the fast paths settle those
+ * once per operation, not once per list they touch.
+ */
+static __always_inline void nta_list_add(struct nta_pool *pool,
+					 struct nta_block *blk,
+					 unsigned int unit, unsigned int units)
+{
+	struct nta_chunk *chunk = nta_unit_addr(blk, unit);
+
+	/* LIFO: the chunk freed last is the one most likely still in cache. */
+	list_add(&chunk->node, &pool->free[units]);
+	__set_bit(units, pool->nonempty);
+}
+
+static __always_inline void nta_list_del(struct nta_pool *pool,
+					 struct nta_chunk *chunk,
+					 unsigned int units)
+{
+	list_del(&chunk->node);
+	if (list_empty(&pool->free[units]))
+		__clear_bit(units, pool->nonempty);
+	/* The link is inside an object or a merged chunk now: poison it. */
+	nta_poison(chunk, sizeof(*chunk));
+}
+
+static inline void nta_check_poison(const struct nta_pool *pool, void *obj,
+				    unsigned int units)
+{
+	unsigned int skip = sizeof(struct nta_chunk);
+	void *bad;
+
+	if (!IS_ENABLED(CONFIG_NTA_DEBUG))
+		return;
+	bad = memchr_inv(obj + skip, POISON_FREE, units * NTA_UNIT - skip);
+	if (bad)
+		nta_report_poison(pool, obj, units, bad);
+}
+
+/* nta_pool_alloc(), for the caller that serialises on the pool. */
+static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
+					      unsigned int size)
+{
+	unsigned int units, len, unit;
+	struct nta_chunk *chunk;
+	struct nta_block *blk;
+
+	if (unlikely(!size || size > NTA_MAX_SIZE))
+		return NULL;
+	units = nta_size_to_units(size);
+	len = nta_next_bit(pool->nonempty, NTA_NR_LISTS, units);
+	if (unlikely(len >= NTA_NR_LISTS))
+		return NULL;
+
+	chunk = list_first_entry(&pool->free[len], struct nta_chunk, node);
+	blk = nta_block_of(chunk);
+	unit = nta_unit_of(blk, chunk);
+	nta_list_del(pool, chunk, len);
+	if (len > units)
+		nta_list_add(pool, blk, unit + units, len - units);
+	blk->free_units -= units;
+	pool->free_units -= units;
+	nta_check_poison(pool, chunk, units);
+
+	nta_mark(blk->used, unit, units, true);
+	__set_bit(unit, blk->start);
+	return chunk;
+}
+
+/*
+ * The checks any CPU can make: bits that belong to the object itself and
+ * do not change while it is live.
+ */
+static __always_inline enum nta_bad_free
+nta_check_object(const struct nta_block *blk, const void *ptr,
+		 unsigned int size)
+{
+	unsigned long off = ptr - (const void *)blk;
+	unsigned int unit = off >> NTA_UNIT_SHIFT;
+
+	if (unlikely((off & (NTA_UNIT - 1)) || unit < NTA_HDR_UNITS))
+		return NTA_FREE_MISALIGNED;
+	if (unlikely(!test_bit(unit, blk->start)))
+		return NTA_FREE_NOT_ALLOCATED;
+	if (unlikely(test_bit(unit, blk->pending)))
+		return NTA_FREE_PENDING;
+	if (unlikely(!size || size > NTA_MAX_SIZE))
+		return NTA_FREE_WRONG_SIZE;
+	return NTA_FREE_OK;
+}
+
+/*
+ * The length check reads the neighbours' bits: owner only.  The object
+ * at @ptr is @size long when the units after its start are its own (used,
+ * none of them a start) and the unit after its end is not: free, another
+ * object's start, or the end of the block.  That is what
+ * nta_object_units() == nta_size_to_units(@size) says, without scanning
+ * past the object.
+ */
+static __always_inline enum nta_bad_free
+nta_check_size(const struct nta_block *blk, const void *ptr, unsigned int size)
+{
+	unsigned int unit = nta_unit_of(blk, ptr);
+	unsigned int end = unit + nta_size_to_units(size);
+
+	if (unlikely(end > NTA_BLOCK_UNITS || !nta_is_inside(blk, unit + 1, end)))
+		return NTA_FREE_WRONG_SIZE;
+	if (end < NTA_BLOCK_UNITS && test_bit(end, blk->used) &&
+	    !test_bit(end, blk->start))
+		return NTA_FREE_WRONG_SIZE;
+	return NTA_FREE_OK;
+}
+
+/*
+ * Give back the object of @units units at @unit: clear its bits, merge it
+ * with the free chunks on either side and file the result.  A block that
+ * is wholly free again goes to @released when the pool holds more blocks
+ * than its reserve and already has a wholly free spare.
+ */
+static __always_inline void nta_free_units(struct nta_pool *pool,
+					   struct nta_block *blk,
+					   unsigned int unit, unsigned int units,
+					   struct list_head *released)
+{
+	unsigned int first = unit, end = unit + units, edge;
+
+	__clear_bit(unit, blk->start);
+	nta_mark(blk->used, unit, units, false);
+	nta_poison(nta_unit_addr(blk, unit), units * NTA_UNIT);
+
+	/* Free chunks are maximal runs of clear bits: find the neighbours. */
+	edge = nta_next_used(blk, end);
+	if (edge > end) {
+		nta_list_del(pool, nta_unit_addr(blk, end), edge - end);
+		end = edge;
+	}
+	/* The header's units are always used, so first - 1 exists. */
+	if (!test_bit(first - 1, blk->used)) {
+		edge = nta_prev_used(blk, first) + 1;
+		nta_list_del(pool, nta_unit_addr(blk, edge), first - edge);
+		first = edge;
+	}
+	nta_list_add(pool, blk, first, end - first);
+	blk->free_units += units;
+	pool->free_units += units;
+
+	/*
+	 * Above the reserve, keep one wholly free block as a spare and give
+	 * back the rest: releasing every empty block at once would make a
+	 * pool that hovers around a block boundary allocate and free pages
+	 * on every few packets.
+	 */
+	if (unlikely(end - first == NTA_DATA_UNITS) &&
+	    pool->nr_blocks > pool->reserve &&
+	    !list_is_singular(&pool->free[NTA_DATA_UNITS])) {
+		nta_pool_remove_block(pool, blk);
+		list_add(&blk->link, released);
+	}
+}
+
+static __always_inline void nta_do_free(struct nta_pool *pool, void *ptr,
+					unsigned int size,
+					struct list_head *released)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+
+	if (pool->init_on_free)
+		memset(ptr, 0, size);
+	nta_free_units(pool, blk, nta_unit_of(blk, ptr),
+		       nta_size_to_units(size), released);
+}
+
+/* nta_pool_free_checked(): the owner's free path. */
+static __always_inline enum nta_bad_free
+__nta_pool_free_checked(struct nta_pool *pool, void *ptr, unsigned int size,
+			struct list_head *released)
+{
+	const struct nta_block *blk = nta_block_of(ptr);
+	enum nta_bad_free why;
+
+	why = nta_check_object(blk, ptr, size);
+	if (likely(!why))
+		why = nta_check_size(blk, ptr, size);
+	if (unlikely(why))
+		return why;
+	nta_do_free(pool, ptr, size, released);
+	return NTA_FREE_OK;
+}
 
 #endif /* _NET_CORE_ALLOC_NTA_CORE_H */

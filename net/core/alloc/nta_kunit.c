@@ -2456,7 +2456,7 @@ static void nta_skb_carve(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	pd = page_address(page);
 	for (i = 0; i < 1000; i++)
-		pd[i] = (u8)((200 + i) * 7);
+		pd[i] = ((200 + i) * 7) & 0xff;
 	skb_add_rx_frag(skb, 0, page, 0, 1000, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, skb->len, 1200);
 	tsize = nta_thead(skb_end_offset(skb));
@@ -2482,7 +2482,7 @@ static void nta_skb_carve(struct kunit *test)
 	frag_skb = alloc_skb(600, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, frag_skb);
 	heads++;
-	nta_tfill_skb(frag_skb, 400, (u8)(1200 * 7));
+	nta_tfill_skb(frag_skb, 400, (1200 * 7) & 0xff);
 	skb_shinfo(skb)->frag_list = frag_skb;
 	skb->len += frag_skb->len;
 	skb->data_len += frag_skb->len;

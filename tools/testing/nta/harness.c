@@ -239,11 +239,18 @@ unsigned int h_trim(struct hcpu *c)
 	return n;
 }
 
+/* As nta.c does on every call: a drain costs one load when nothing is queued. */
+static inline void h_drain_if_queued(struct hcpu *c)
+{
+	if (unlikely(!llist_empty(&c->pool.remote)))
+		h_drain(c);
+}
+
 void *h_alloc(struct hcpu *c, unsigned int size)
 {
 	void *p;
 
-	h_drain(c);
+	h_drain_if_queued(c);
 	p = nta_pool_alloc(&c->pool, size);
 	if (unlikely(!p) && size && size <= NTA_MAX_SIZE && h_grow(c))
 		p = nta_pool_alloc(&c->pool, size);
@@ -261,12 +268,11 @@ enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size)
 	enum nta_bad_free why;
 
 	if (likely(blk->pool == &c->pool)) {
-		why = nta_check_free(blk, ptr, size);
+		why = nta_pool_free_checked(&c->pool, ptr, size, &released);
 		if (unlikely(why)) {
 			c->bad_frees++;
 			return why;
 		}
-		nta_pool_free(&c->pool, ptr, size, &released);
 		c->frees++;
 	} else {
 		struct hcpu *owner = container_of(blk->pool, struct hcpu, pool);
@@ -283,8 +289,9 @@ enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size)
 			atomic_set(&owner->kicked, 1);
 		}
 	}
-	h_release(c, &released);
-	h_drain(c);
+	if (unlikely(!list_empty(&released)))
+		h_release(c, &released);
+	h_drain_if_queued(c);
 	return NTA_FREE_OK;
 }
 
