@@ -197,6 +197,16 @@ cmd_series() {
 	local date
 	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null) || date=
 	[ -n "$date" ] || date=$(T log -1 --format=%ct nta-base)
+	# The files' content and mtime in the tree now, so that afterwards an
+	# unchanged file keeps its mtime (no needless rebuild) and a changed
+	# one gets the current time: copying with the repository's mtime could
+	# leave a file older than an object built from its previous content.
+	local f
+	for f in "${touched[@]}"; do
+		[ -f "$NTA_TREE/$f" ] &&
+			printf '%s %s %s\n' "$(git hash-object "$NTA_TREE/$f")" \
+				"$(stat -c %Y "$NTA_TREE/$f")" "$f"
+	done >"$W/mtimes"
 	T checkout -q -f -B nta nta-base >>"$log" 2>&1 || fail_log "$log" "cannot check out nta-base in $NTA_TREE"
 	for ((k = 1; k <= N; k++)); do
 		s=${slugs[k - 1]}
@@ -220,6 +230,17 @@ cmd_series() {
 		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s HEAD) ($(T diff --shortstat HEAD^ HEAD | sed 's/^ //'))"
 	done
 	T checkout -q nta 2>/dev/null
+	for f in "${touched[@]}"; do
+		[ -f "$NTA_TREE/$f" ] || continue
+		local old
+		old=$(awk -v f="$f" -v h="$(git hash-object "$NTA_TREE/$f")" \
+			'$3 == f && $1 == h { print $2 }' "$W/mtimes")
+		if [ -n "$old" ]; then
+			touch -d "@$old" "$NTA_TREE/$f"
+		else
+			touch "$NTA_TREE/$f"
+		fi
+	done
 
 	export_series "$N"
 	echo "$hash $(T rev-parse nta)" >"$STAMP"

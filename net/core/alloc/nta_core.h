@@ -71,7 +71,7 @@ struct nta_block {
 
 /**
  * struct nta_pool - one CPU's allocator state
- * @nonempty: bit i set when @free[i] is not empty
+ * @nonempty: bit i set when list i of @free is not empty
  * @free: free chunks by size in units, linked through their first unit
  * @remote: objects freed by other CPUs; producers: any CPU through
  *	nta_remote_free(); consumer: the owner only, in nta_pool_drain()
