@@ -206,7 +206,7 @@ if nta_present; then
 	# the virtio run above, when NTA was on for it
 	if [ -z "$virtio_rc" ]; then
 		tap_skip skb_iperf_tcp_virtio "no virtio-net run"
-	elif [ "$(nta_stat enabled iperf_tcp_virtio.0)" != 1 ]; then
+	elif [ "$(nta_stat enabled "$NTA_TMP/iperf_tcp_virtio.0.snap")" != 1 ]; then
 		tap_skip skb_iperf_tcp_virtio "net.core.nta was 0 for the run"
 	else
 		skb_check iperf_tcp_virtio "$virtio_rc" skb_iperf_tcp_virtio
