@@ -9,8 +9,9 @@
  * never given back: that reserve is what keeps network memory apart from
  * the rest of the system.  Beyond it, pools grow with atomic page
  * allocations up to nta_max= and give a block back as soon as its last
- * object is freed, keeping one wholly free spare so that a pool hovering
- * at a block boundary does not churn the page allocator.
+ * object is freed, keeping up to NTA_SPARE_BLOCKS wholly free spares so
+ * that a pool whose load swings by a few blocks does not churn the page
+ * allocator; the shrinker takes the spares back under memory pressure.
  *
  * An object freed on a CPU that does not own it is pushed on the owner's
  * lock-less remote list (nta_remote_free()); the owner drains the list on
@@ -48,6 +49,13 @@
 
 #define NTA_DEFAULT_RESERVE	(256 * 1024)
 #define NTA_DEFAULT_MAX		(64 * 1024 * 1024)
+/*
+ * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
+ * 16 KiB blocks): enough to ride out a socket queue of jumbo heads filling
+ * and draining, where keeping one made every tenth 8000 B datagram cost a
+ * page allocation and a free.
+ */
+#define NTA_SPARE_BLOCKS	8
 
 DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -647,15 +655,19 @@ static int nta_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-/* What a CPU's pool could give back: its spare block and queued frees. */
+/*
+ * What a CPU's pool could give back, as an estimate read from another
+ * CPU: its spare blocks and queued frees.
+ */
 static unsigned long nta_cpu_reclaimable(unsigned int cpu)
 {
 	const struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
 	unsigned long n = atomic_read(&pool->remote_count);
+	unsigned int blocks = READ_ONCE(pool->nr_blocks);
 
-	if (READ_ONCE(pool->nr_blocks) > pool->reserve &&
+	if (blocks > pool->reserve &&
 	    !list_empty(&pool->free[NTA_DATA_UNITS]))
-		n++;
+		n += min(blocks - pool->reserve, pool->spares);
 	return n;
 }
 
@@ -672,7 +684,7 @@ static unsigned long nta_shrink_count(struct shrinker *shrink,
 
 /*
  * Blocks above the reserve go back as soon as they are wholly free, but
- * for one spare per CPU; memory pressure can win back the spares and the
+ * for NTA_SPARE_BLOCKS spares per CPU; memory pressure can win back the spares and the
  * blocks held only by objects that other CPUs freed and their owners have
  * not drained yet.  Only the owner may touch its pool, so ask it to.
  */
@@ -725,6 +737,7 @@ static int __init nta_init(void)
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
+		c->pool.spares = NTA_SPARE_BLOCKS;
 		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
 	}

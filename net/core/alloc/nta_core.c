@@ -82,6 +82,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	INIT_LIST_HEAD(&pool->blocks);
 	pool->nr_blocks = 0;
 	pool->reserve = reserve;
+	pool->spares = 1;
 	pool->free_units = 0;
 	pool->init_on_free = false;
 	pool->id = id;

@@ -79,6 +79,7 @@ struct nta_block {
  * @blocks: every block the pool owns
  * @nr_blocks: length of @blocks
  * @reserve: blocks the pool keeps even when they are wholly free
+ * @spares: wholly free blocks kept above @reserve (at least 1)
  * @free_units: units on all free lists
  * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
  * @id: owner (CPU number in the kernel, thread index in the harness)
@@ -91,6 +92,7 @@ struct nta_pool {
 	struct list_head blocks;
 	unsigned int nr_blocks;
 	unsigned int reserve;
+	unsigned int spares;
 	unsigned long free_units;
 	bool init_on_free;
 	unsigned int id;
@@ -380,10 +382,26 @@ nta_check_size(const struct nta_block *blk, const void *ptr, unsigned int size)
 }
 
 /*
+ * Does @pool hold more than @spares wholly free blocks?  Called only when
+ * a block has just come wholly free, and walks at most @spares + 1 list
+ * entries.
+ */
+static inline bool nta_pool_over_spares(const struct nta_pool *pool)
+{
+	const struct list_head *p;
+	unsigned int n = 0;
+
+	list_for_each(p, &pool->free[NTA_DATA_UNITS])
+		if (++n > pool->spares)
+			return true;
+	return false;
+}
+
+/*
  * Give back the object of @units units at @unit: clear its bits, merge it
  * with the free chunks on either side and file the result.  A block that
  * is wholly free again goes to @released when the pool holds more blocks
- * than its reserve and already has a wholly free spare.
+ * than its reserve and more than @spares wholly free blocks.
  */
 static __always_inline void nta_free_units(struct nta_pool *pool,
 					   struct nta_block *blk,
@@ -413,14 +431,14 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 	pool->free_units += units;
 
 	/*
-	 * Above the reserve, keep one wholly free block as a spare and give
+	 * Above the reserve, keep up to @spares wholly free blocks and give
 	 * back the rest: releasing every empty block at once would make a
-	 * pool that hovers around a block boundary allocate and free pages
-	 * on every few packets.
+	 * pool whose load swings by a few blocks (a socket queue of jumbo
+	 * heads filling and draining) allocate and free pages on every few
+	 * packets.
 	 */
 	if (unlikely(end - first == NTA_DATA_UNITS) &&
-	    pool->nr_blocks > pool->reserve &&
-	    !list_is_singular(&pool->free[NTA_DATA_UNITS])) {
+	    pool->nr_blocks > pool->reserve && nta_pool_over_spares(pool)) {
 		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);
 	}
