@@ -271,8 +271,8 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
           f"{fmt_stat(m and m[key]):>24} {rt:>9}")
     p('')
     p('skb head memory in the NTA rounds: bytes reserved per byte requested, live heads')
-    p('sampled every 0.5 s (kmalloc = kmalloc_size_roundup() of the same heads, the')
-    p('kmalloc_bytes counter; it does not model skb_small_head_cache, see README); fallback:')
+    p('sampled every 0.5 s (kmalloc = what kmalloc_reserve() would hold for the same heads:')
+    p('skb_small_head_cache objects up to their size, else kmalloc_size_roundup()); fallback:')
     p('heads NTA did not serve; pool peak: largest NTA footprint sampled; avg free:')
     p('free bytes in the pool, mean of the samples')
     p(f"{'workload':<34} {'avg live':>8} {'NTA':>5} {'kmalloc':>7} {'NTA/km':>6} {'fallback':>8}"
@@ -449,7 +449,7 @@ set title "Guest CPU cost, system+softirq per request (web) or per GB (iperf3) (
 plot "{dat}" index 1 using 2:3:4:xtic(1) title "NTA" lc rgb "#2a7ab9", \\
      "" index 1 using 5:6:7 title "mainline" lc rgb "#b0b0b0", 1 notitle lc rgb "black" dt 2
 set ylabel "bytes reserved / requested"
-set title "skb head bytes reserved per byte requested, NTA rounds (kmalloc: kmalloc_size_roundup() of the same heads)"
+set title "skb head bytes reserved per byte requested, NTA rounds (kmalloc: what kmalloc_reserve() would hold for the same heads)"
 plot "{dat}" index 2 using 2:3:4:xtic(1) title "NTA" lc rgb "#2a7ab9", \\
      "" index 2 using 5:6:7 title "kmalloc" lc rgb "#b0b0b0", 1 notitle lc rgb "black" dt 2
 unset multiplot

@@ -30,7 +30,9 @@
  * @inuse_objects: live objects
  * @requested_bytes: bytes asked for by live objects
  * @reserved_bytes: bytes NTA holds for live objects (whole units)
- * @kmalloc_bytes: bytes kmalloc would hold for the same live objects
+ * @kmalloc_bytes: bytes the mainline path would hold for the same live
+ *	objects: kmalloc_size_roundup(), or the small-object cache size set
+ *	with nta_model_small_cache() for requests that fit it
  * @blocks: blocks owned
  * @block_bytes: bytes of all blocks owned
  * @free_bytes: bytes on the free lists
@@ -81,6 +83,7 @@ unsigned int nta_alloc_size(unsigned int size);
 unsigned int nta_max_size(void);
 bool nta_owns(const void *ptr);
 void nta_count_fallback(void);
+void nta_model_small_cache(unsigned int size);
 void nta_get_stats(struct nta_stats *stats, int cpu);
 void nta_drain_all(void);
 
@@ -116,6 +119,10 @@ static inline bool nta_owns(const void *ptr)
 }
 
 static inline void nta_count_fallback(void)
+{
+}
+
+static inline void nta_model_small_cache(unsigned int size)
 {
 }
 

@@ -263,9 +263,15 @@ static void __init nta_init_kmalloc_units(void)
 	}
 }
 
+/* Requests up to this size would come from a dedicated cache of it. */
+static unsigned int nta_small_cache_size __read_mostly;
+
 static __always_inline s64 nta_kmalloc_bytes(unsigned int size)
 {
 	unsigned int bytes = nta_kmalloc_units[nta_size_to_units(size)];
+
+	if (size <= nta_small_cache_size)
+		return nta_small_cache_size;
 
 	return likely(bytes) ? bytes : kmalloc_size_roundup(size);
 }
@@ -455,6 +461,23 @@ unsigned int nta_max_size(void)
 	return NTA_MAX_SIZE;
 }
 EXPORT_SYMBOL(nta_max_size);
+
+/**
+ * nta_model_small_cache - tell the statistics about a small-object cache
+ * @size: object size of the cache the caller would use for requests up to
+ *	@size without NTA (skb_small_head_cache for skb heads)
+ *
+ * The kmalloc_bytes statistic is what the caller's own path would hold
+ * for NTA's live objects; without this it assumes kmalloc_size_roundup()
+ * for every size.
+ *
+ * Context: process context, at init.
+ */
+void nta_model_small_cache(unsigned int size)
+{
+	WRITE_ONCE(nta_small_cache_size, size);
+}
+EXPORT_SYMBOL(nta_model_small_cache);
 
 /**
  * nta_count_fallback - note a request NTA was asked to serve but did not

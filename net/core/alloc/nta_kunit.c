@@ -40,6 +40,8 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+#include <net/hotdata.h>
+
 #include "nta_internal.h"
 
 /* Private pools are owned by no CPU; this id shows up in poison reports. */
@@ -2198,10 +2200,15 @@ static unsigned int nta_tshinfo(void)
 	return SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
-/* What NTA must have given a head of @size bytes, 0 when it cannot. */
+/*
+ * What NTA must have given a head of @size bytes, 0 when it cannot: small
+ * heads take the size of skb_small_head_cache objects, as without NTA.
+ */
 static unsigned int nta_thead(unsigned int size)
 {
-	return nta_alloc_size(SKB_HEAD_ALIGN(size));
+	unsigned int small = kmem_cache_size(net_hotdata.skb_small_head_cache);
+
+	return nta_alloc_size(max_t(unsigned int, SKB_HEAD_ALIGN(size), small));
 }
 
 static void nta_texpect_head(struct kunit *test, const struct sk_buff *skb,
