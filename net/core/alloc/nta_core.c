@@ -283,8 +283,12 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 	if (owner->init_on_free)
 		memset(ptr, 0, size);
 	obj->size = size;
-	llist_add(&obj->node, &owner->remote);
+	/*
+	 * Count before publishing: the owner subtracts only what it took off
+	 * the list, so the count never goes below the list's length.
+	 */
 	*queued = atomic_inc_return(&owner->remote_count);
+	llist_add(&obj->node, &owner->remote);
 	return NTA_FREE_OK;
 }
 
