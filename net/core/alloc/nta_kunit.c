@@ -1239,6 +1239,17 @@ static void nta_tsize_desc(const struct nta_tsize *t, char *desc)
 
 KUNIT_ARRAY_PARAM(nta_tsize, nta_tsizes, nta_tsize_desc);
 
+/*
+ * What the mainline skb head path would hold for a request of @size:
+ * NTA's statistics model skb_small_head_cache (skb_init() registers it).
+ */
+static unsigned int nta_tmainline_size(unsigned int size)
+{
+	unsigned int small = kmem_cache_size(net_hotdata.skb_small_head_cache);
+
+	return size <= small ? small : kmalloc_size_roundup(size);
+}
+
 static void nta_alloc_sizes(struct kunit *test)
 {
 	const struct nta_tsize *t = test->param_value;
@@ -1278,7 +1289,7 @@ static void nta_alloc_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, reserved_bytes), rsize);
 	if (IS_ENABLED(CONFIG_NTA_STATS))
 		KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, kmalloc_bytes),
-				kmalloc_size_roundup(size));
+				nta_tmainline_size(size));
 
 	nta_free(p, size);
 	nta_tstats(&s2);

@@ -5,7 +5,10 @@
 # allocations fail?  (Run it in a boot of its own; see below.)
 #
 # After a warm-up (NTA on, so its pools have grown), fail_page_alloc is
-# armed through debugfs: probability 100, interval 1, a bounded number of
+# set up through debugfs and armed while each flow moves data (its server
+# and client are started and connected first, so that fork, exec and the
+# control connection are not what is measured): probability 100,
+# interval 1, a bounded number of
 # failures ("times", re-armed for each phase), verbose 0, ignore-gfp-wait
 # Y (only allocations that cannot sleep fail: softirq, GFP_ATOMIC),
 # ignore-gfp-highmem N, min-order 0.  Then a UDP flow (and a TCP flow,
@@ -104,7 +107,26 @@ fpa_arm()
 	echo "$NTA_FAIL_IGNORE_WAIT" > "$FPA/ignore-gfp-wait"
 	echo N > "$FPA/ignore-gfp-highmem"
 	echo 0 > "$FPA/min-order"
+}
+
+# injecting PID: fail allocations while the flow of client PID runs; the
+# processes are started and connected first, so that what is measured is
+# the data path and not whether fork, exec or the control connection
+# survived the injection
+injecting()
+{
+	_ij_t=0
+	while [ "$_ij_t" -lt 100 ] && ! pid_gone "$1" &&
+	      ! grep -q 'connected to' "$2" 2>/dev/null; do
+		sleep 0.1
+		_ij_t=$((_ij_t + 1))
+	done
 	echo "$NTA_FAIL_PROB" > "$FPA/probability"
+	bg_wait "$1" $((NTA_IPERF_TIME + 25))
+	_ij_rc=$bg_rc
+	echo 0 > "$FPA/probability"
+	bg_wait "$iperf_srv" 10
+	return $_ij_rc
 }
 
 alloc_reports()
@@ -156,10 +178,20 @@ phase()
 	echo "$NTA_FAIL_TIMES" > "$FPA/times"
 	_rep0=$(alloc_reports)
 	nta_snap "$_name.0"
-	udp_flow "$_name"
+	sent=0 got=0 rc=1
+	if iperf_start "$_name" "$PORT" "" "" -- -u -l "$NTA_ISO_LEN" -b "$NTA_UDP_BW"; then
+		injecting "$iperf_cli" "$NTA_TMP/$_name.srv"
+		rc=$?
+		iperf_udp "$NTA_TMP/$_name.out"
+		sent=$udp_sent
+		got=$udp_got
+	fi
 	_left=$(readnum "$FPA/times")
-	iperf_run "$_name.tcp" "$PORT" "" "" -- -P 1
-	_trc=$?
+	_trc=1
+	if iperf_start "$_name.tcp" "$PORT" "" "" -- -P 1; then
+		injecting "$iperf_cli" "$NTA_TMP/$_name.tcp.srv"
+		_trc=$?
+	fi
 	nta_snap "$_name.1"
 	_inj=$((NTA_FAIL_TIMES - _left))
 	_tinj=$((_left - $(readnum "$FPA/times")))
@@ -182,8 +214,8 @@ else
 	( sleep $((NTA_IPERF_TIME * 4 + 90)); echo 0 > "$FPA/probability" ) &
 	nta_bg_pids="$nta_bg_pids $!"
 	fpa_arm
-	kmsg "fail_page_alloc armed: probability $NTA_FAIL_PROB," \
-		"times $NTA_FAIL_TIMES per phase, ignore-gfp-wait $NTA_FAIL_IGNORE_WAIT"
+	kmsg "fail_page_alloc armed: probability $NTA_FAIL_PROB while each flow" \
+		"runs, times $NTA_FAIL_TIMES per phase, ignore-gfp-wait $NTA_FAIL_IGNORE_WAIT"
 
 	if nta_present; then
 		phase isolation_udp_nta_on 1
