@@ -42,14 +42,7 @@ extra=$B/bisect.config
 printf '%s\n' "# Added by scripts/nta-bisect.sh: compile every NTA file." \
 	"CONFIG_NTA_BENCH=y" >"$extra"
 
-export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
-	KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
-kmake=(make -C "$NTA_TREE" O="$B" -j"$(nproc_jobs)")
-if command -v ccache >/dev/null 2>&1; then
-	# As in nta-kernel.sh: paths below out/ hashed relative, shared cache.
-	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$NTA_OUT} CCACHE_NOHASHDIR=1
-	kmake+=(CC="ccache gcc")
-fi
+nta_kmake "$B"
 
 restore() { T checkout -q nta 2>/dev/null || warn "could not check out branch nta again in $NTA_TREE"; }
 trap restore EXIT

@@ -24,14 +24,7 @@ frags=("$fragdir/config")
 [ -n "${NTA_CONFIG_EXTRA:-}" ] && frags+=("$NTA_CONFIG_EXTRA")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
 
-export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
-	KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
-kmake=(make -C "$NTA_TREE" O="$B" -j"$(nproc_jobs)")
-if command -v ccache >/dev/null 2>&1; then
-	# Paths below out/ are hashed relative, so another clone hits the cache.
-	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$NTA_OUT} CCACHE_NOHASHDIR=1
-	kmake+=(CC="ccache gcc")
-fi
+nta_kmake "$B"
 
 # Files the series adds or changes: the ones whose warnings are ours.
 touched_files() {

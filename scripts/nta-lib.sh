@@ -66,3 +66,16 @@ nproc_jobs() { nproc 2>/dev/null || echo 2; }
 
 # The banner a script prints for itself, unless make check's step() already did.
 step_banner() { [ -n "${NTA_NO_BANNER:-}" ] || banner "$@"; }
+
+# nta_kmake BUILD-DIR [SOURCE-DIR]: the kernel make command for an
+# out-of-tree build, in the array kmake (with ccache when present: paths
+# below out/ are hashed relative, so another clone hits the cache).
+nta_kmake() {
+	export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
+		KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
+	kmake=(make -C "${2:-$NTA_TREE}" O="$1" -j"$(nproc_jobs)")
+	if command -v ccache >/dev/null 2>&1; then
+		export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$NTA_OUT} CCACHE_NOHASHDIR=1
+		kmake+=(CC="ccache gcc")
+	fi
+}

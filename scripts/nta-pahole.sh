@@ -18,15 +18,13 @@ rm -rf "$P/base-src"
 git -C "$NTA_TREE" worktree prune
 git -C "$NTA_TREE" worktree add -f --detach "$P/base-src" nta-base >/dev/null 2>&1 ||
 	die "git worktree add of nta-base failed"
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
 for v in base nta; do
 	src=$NTA_TREE
 	[ $v = base ] && src=$P/base-src
 	mkdir -p "$P/$v"
 	info "$v: net/core/skbuff.o with -g (log: ${P#$NTA_ROOT/}/$v.log)"
-	(make -C "$src" -s O="$P/$v" CC="$cc" "$cfg" &&
-	 make -C "$src" -s O="$P/$v" CC="$cc" -j"$(nproc_jobs)" KCFLAGS=-g net/core/skbuff.o) \
+	nta_kmake "$P/$v" "$src"
+	("${kmake[@]}" -s "$cfg" && "${kmake[@]}" -s KCFLAGS=-g net/core/skbuff.o) \
 		>"$P/$v.log" 2>&1 || fail_log "$P/$v.log" "building $v skbuff.o failed"
 	pahole -C sk_buff "$P/$v/net/core/skbuff.o" >"$P/sk_buff-$v.txt"
 done

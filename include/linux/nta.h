@@ -11,6 +11,7 @@
 #ifndef _LINUX_NTA_H
 #define _LINUX_NTA_H
 
+#include <linux/init.h>
 #include <linux/types.h>
 #include <linux/gfp_types.h>
 #include <linux/jump_label.h>
@@ -83,7 +84,7 @@ unsigned int nta_alloc_size(unsigned int size);
 unsigned int nta_max_size(void);
 bool nta_owns(const void *ptr);
 void nta_count_fallback(void);
-void nta_model_small_cache(unsigned int size);
+void __init nta_model_small_cache(unsigned int size);
 void nta_get_stats(struct nta_stats *stats, int cpu);
 void nta_drain_all(void);
 

@@ -244,14 +244,18 @@ static __always_inline void nta_drain_locked(struct nta_cpu *c,
 }
 
 /*
- * kmalloc_size_roundup() by units, filled at init: above 192 bytes every
- * kmalloc size (powers of two, then whole pages) is a multiple of the
- * unit, so all sizes of one unit count round up alike.  An entry of 0
+ * What the caller's own path would hold for a request, by units, filled
+ * at init: the small-object cache's size up to nta_small_cache_size (see
+ * nta_model_small_cache()), else kmalloc_size_roundup().  Above 192 bytes
+ * every kmalloc size (powers of two, then whole pages) is a multiple of
+ * the unit, so all sizes of one unit count round up alike.  An entry of 0
  * (small sizes, where the 96 and 192 byte caches split a unit) means ask
  * kmalloc_size_roundup() itself.
  */
-static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __read_mostly;
+static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __ro_after_init;
+static unsigned int nta_small_cache_size __initdata;
 
+/* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
 static void __init nta_init_kmalloc_units(void)
 {
 	unsigned int u, lo, hi;
@@ -259,19 +263,16 @@ static void __init nta_init_kmalloc_units(void)
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		lo = kmalloc_size_roundup((u - 1) * NTA_UNIT + 1);
 		hi = kmalloc_size_roundup(u * NTA_UNIT);
-		nta_kmalloc_units[u] = lo == hi ? hi : 0;
+		if (u * NTA_UNIT <= nta_small_cache_size)
+			nta_kmalloc_units[u] = nta_small_cache_size;
+		else
+			nta_kmalloc_units[u] = lo == hi ? hi : 0;
 	}
 }
-
-/* Requests up to this size would come from a dedicated cache of it. */
-static unsigned int nta_small_cache_size __read_mostly;
 
 static __always_inline s64 nta_kmalloc_bytes(unsigned int size)
 {
 	unsigned int bytes = nta_kmalloc_units[nta_size_to_units(size)];
-
-	if (size <= nta_small_cache_size)
-		return nta_small_cache_size;
 
 	return likely(bytes) ? bytes : kmalloc_size_roundup(size);
 }
@@ -469,15 +470,17 @@ EXPORT_SYMBOL(nta_max_size);
  *
  * The kmalloc_bytes statistic is what the caller's own path would hold
  * for NTA's live objects; without this it assumes kmalloc_size_roundup()
- * for every size.
+ * for every size.  @size is expected to be a multiple of the unit, as
+ * cache-line aligned object sizes are.
  *
- * Context: process context, at init.
+ * Context: process context, at boot, before the statistics are read.
  */
-void nta_model_small_cache(unsigned int size)
+void __init nta_model_small_cache(unsigned int size)
 {
-	WRITE_ONCE(nta_small_cache_size, size);
+	nta_small_cache_size = size;
+	if (READ_ONCE(nta_ready))
+		nta_init_kmalloc_units();
 }
-EXPORT_SYMBOL(nta_model_small_cache);
 
 /**
  * nta_count_fallback - note a request NTA was asked to serve but did not
@@ -707,9 +710,9 @@ static unsigned long nta_shrink_count(struct shrinker *shrink,
 
 /*
  * Blocks above the reserve go back as soon as they are wholly free, but
- * for NTA_SPARE_BLOCKS spares per CPU; memory pressure can win back the spares and the
- * blocks held only by objects that other CPUs freed and their owners have
- * not drained yet.  Only the owner may touch its pool, so ask it to.
+ * for NTA_SPARE_BLOCKS spares per CPU; memory pressure can win back the
+ * spares and the blocks held only by objects that other CPUs freed and
+ * their owners have not drained yet.  Only the owner may touch its pool, so ask it to.
  */
 static unsigned long nta_shrink_scan(struct shrinker *shrink,
 				     struct shrink_control *sc)

@@ -1239,15 +1239,16 @@ static void nta_tsize_desc(const struct nta_tsize *t, char *desc)
 
 KUNIT_ARRAY_PARAM(nta_tsize, nta_tsizes, nta_tsize_desc);
 
-/*
- * What the mainline skb head path would hold for a request of @size:
- * NTA's statistics model skb_small_head_cache (skb_init() registers it).
- */
+/* The object size of skb_small_head_cache, which skb_init() tells NTA. */
+static unsigned int nta_tsmall(void)
+{
+	return kmem_cache_size(net_hotdata.skb_small_head_cache);
+}
+
+/* What the mainline skb head path would hold for a request of @size. */
 static unsigned int nta_tmainline_size(unsigned int size)
 {
-	unsigned int small = kmem_cache_size(net_hotdata.skb_small_head_cache);
-
-	return size <= small ? small : kmalloc_size_roundup(size);
+	return size <= nta_tsmall() ? nta_tsmall() : kmalloc_size_roundup(size);
 }
 
 static void nta_alloc_sizes(struct kunit *test)
@@ -2217,9 +2218,8 @@ static unsigned int nta_tshinfo(void)
  */
 static unsigned int nta_thead(unsigned int size)
 {
-	unsigned int small = kmem_cache_size(net_hotdata.skb_small_head_cache);
-
-	return nta_alloc_size(max_t(unsigned int, SKB_HEAD_ALIGN(size), small));
+	return nta_alloc_size(max_t(unsigned int, SKB_HEAD_ALIGN(size),
+				    nta_tsmall()));
 }
 
 static void nta_texpect_head(struct kunit *test, const struct sk_buff *skb,

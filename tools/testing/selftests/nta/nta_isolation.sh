@@ -109,14 +109,6 @@ fpa_arm()
 	echo 0 > "$FPA/min-order"
 }
 
-# control_up: iperf3's control connection to $PORT is established (the
-# server's output is block-buffered in a file, so it cannot tell)
-control_up()
-{
-	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		grep -q ":$(printf '%04X' "$PORT") [0-9A-F:]* 01 "
-}
-
 # injecting PID: fail allocations while the flow of client PID runs; the
 # processes are started and connected first, so that what is measured is
 # the data path and not whether fork, exec or the control connection
@@ -124,7 +116,10 @@ control_up()
 injecting()
 {
 	_ij_t=0
-	while [ "$_ij_t" -lt 100 ] && ! pid_gone "$1" && ! control_up; do
+	# iperf3's control connection up (its output is block-buffered in a
+	# file, so that cannot tell)
+	while [ "$_ij_t" -lt 100 ] && ! pid_gone "$1" &&
+	      ! tcp_port_in_state "$PORT" 01; do
 		sleep 0.1
 		_ij_t=$((_ij_t + 1))
 	done

@@ -193,14 +193,20 @@ wait_for()
 # is_listening PORT [tcp|udp]: a socket bound to PORT (TCP: in LISTEN)
 is_listening()
 {
-	_il_hex=$(printf '%04X' "$1")
 	if [ "${2:-tcp}" = udp ]; then
 		cat /proc/net/udp /proc/net/udp6 2>/dev/null |
-			grep -q ":$_il_hex "
+			grep -q ":$(printf '%04X' "$1") "
 	else
-		cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-			grep -q ":$_il_hex [0-9A-F:]* 0A "
+		tcp_port_in_state "$1" 0A
 	fi
+}
+
+# tcp_port_in_state PORT STATE: a TCP socket with local port PORT in STATE
+# (the hex code of /proc/net/tcp: 01 established, 0A listen)
+tcp_port_in_state()
+{
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		grep -q ":$(printf '%04X' "$1") [0-9A-F:]* $2 "
 }
 
 wait_listen()
