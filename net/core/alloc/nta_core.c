@@ -183,7 +183,7 @@ unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit)
 {
 	unsigned int next_start, next_free;
 
-	next_start = nta_next_bit(blk->start, NTA_BLOCK_UNITS, unit + 1);
+	next_start = find_next_bit(blk->start, NTA_BLOCK_UNITS, unit + 1);
 	next_free = find_next_zero_bit(blk->used, NTA_BLOCK_UNITS, unit + 1);
 	return min(next_start, next_free) - unit;
 }
