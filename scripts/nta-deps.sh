@@ -12,7 +12,7 @@ pkgs=(
 	gcc make libc6-dev git perl xz-utils	# toolchain, git
 	python3 python3-ply python3-git		# checkpatch (spdxcheck.py)
 	flex bison bc libelf-dev libssl-dev cpio dwarves ccache	# kernel build
-	qemu-system-x86 busybox-static iperf3	# guest and its tests
+	qemu-system-x86 busybox-static iperf3 rsync	# guest, its tests (kselftest install)
 	wrk gnuplot-nox				# demo / benchmark
 )
 # The embedded base tree; a user's own tree (KERNEL_SRC) does not need it.
