@@ -36,7 +36,9 @@
  *	with nta_model_small_cache() for requests that fit it
  * @blocks: blocks owned
  * @block_bytes: bytes of all blocks owned
- * @free_bytes: bytes on the free lists
+ * @free_bytes: bytes on the free lists and in the per-CPU bins
+ * @binned_bytes: bytes of freed objects parked in the per-CPU bins,
+ *	not merged yet (part of @free_bytes)
  * @largest_free: largest free chunk in bytes
  */
 struct nta_stats {
@@ -57,6 +59,7 @@ struct nta_stats {
 	u64 blocks;
 	u64 block_bytes;
 	u64 free_bytes;
+	u64 binned_bytes;
 	u64 largest_free;
 };
 

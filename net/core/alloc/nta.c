@@ -13,6 +13,25 @@
  * that a pool whose load swings by a few blocks does not churn the page
  * allocator; the shrinker takes the spares back under memory pressure.
  *
+ * In front of the pool sits a per-CPU fast path of exact-length bins: a
+ * freed object of n units is parked, unmerged, in the LIFO bin for n, and
+ * the next allocation of n units takes it back without a split, a merge,
+ * a bitmap or a list.  The ideas are borrowed: per-length LIFO bins with
+ * deferred coalescing are dlmalloc's fastbins; bins bounded in bytes per
+ * length and per CPU are tcmalloc's per-CPU caches; a per-CPU cache that
+ * needs no atomics because only its CPU touches it is page_pool's alloc
+ * cache; and the exclusion, a per-CPU mark taken with preemption off that
+ * a nested context finds set and then goes around, is what SLUB's sheaves
+ * do with local_trylock() (6.15+).  No interrupt is disabled on the fast
+ * path.  The bins are bounded (NTA_BIN_MAX objects and NTA_BIN_BYTES per
+ * bin, NTA_BINS_UNITS per CPU; a full bin merges its older half) and
+ * emptied before the pool grows, on trim, shrinker and nta_drain_all(),
+ * when a CPU dies and when net.core.nta is switched off, so coalescing
+ * is deferred, never lost, and bins never make the pool grow.  An object
+ * in a bin is free for the statistics (free_bytes, binned_bytes), used
+ * for the bitmaps, and its length byte (nta_block.cls) is 0, so a second
+ * free of it is refused like any double free.
+ *
  * An object freed on a CPU that does not own it is pushed on the owner's
  * lock-less remote list (nta_remote_free()); the owner drains the list on
  * its next nta_alloc() or nta_free().  The freer that queues the
@@ -195,6 +214,22 @@ static struct nta_block *nta_new_block(unsigned int cpu, gfp_t gfp)
 	return mem;
 }
 
+/*
+ * Counters: the holder of the CPU's @busy mark (@mine) writes @fast with
+ * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
+ * counter's offset in struct nta_pcpu_stats.
+ */
+static __always_inline void nta_count(struct nta_cpu *c, bool mine,
+				      size_t off, u64 n)
+{
+	if (likely(mine))
+		*(u64 *)((void *)&c->fast + off) += n;
+	else
+		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
+}
+
+#define NTA_CTR(field)	offsetof(struct nta_pcpu_stats, field)
+
 static void nta_release_blocks(struct list_head *released)
 {
 	struct nta_block *blk, *tmp;
@@ -209,40 +244,6 @@ static void nta_release_blocks(struct list_head *released)
 		this_cpu_add(nta_cpu.stats.returns, n);
 }
 
-/* Slow path: the free lists had nothing big enough; try a new block. */
-static noinline void *nta_alloc_grow(struct nta_cpu *c, unsigned int size)
-{
-	struct nta_block *blk;
-
-	if (c->pool.nr_blocks >= nta_max_blocks)
-		return NULL;
-	blk = nta_new_block(smp_processor_id(), GFP_ATOMIC);
-	if (!blk)
-		return NULL;
-	nta_pool_add_block(&c->pool, blk);
-	c->stats.grows++;
-	return nta_pool_alloc(&c->pool, size);
-}
-
-static noinline void __nta_drain_locked(struct nta_cpu *c,
-					struct list_head *released)
-{
-	unsigned int n = nta_pool_drain(&c->pool, released);
-
-	if (n) {
-		c->stats.drains++;
-		c->stats.frees += n;
-	}
-}
-
-/* Every call drains; when nothing is queued that is one load. */
-static __always_inline void nta_drain_locked(struct nta_cpu *c,
-					     struct list_head *released)
-{
-	if (unlikely(!llist_empty(&c->pool.remote)))
-		__nta_drain_locked(c, released);
-}
-
 /*
  * What the caller's own path would hold for a request, by units, filled
  * at init: the small-object cache's size up to nta_small_cache_size (see
@@ -254,6 +255,9 @@ static __always_inline void nta_drain_locked(struct nta_cpu *c,
  */
 static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __ro_after_init;
 static unsigned int nta_small_cache_size __initdata;
+
+/* Objects a bin holds at most, by length in units. */
+static u8 nta_bin_cap[NTA_NR_LISTS] __ro_after_init;
 
 /* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
 static void __init nta_init_kmalloc_units(void)
@@ -270,21 +274,222 @@ static void __init nta_init_kmalloc_units(void)
 	}
 }
 
-static __always_inline s64 nta_kmalloc_bytes(unsigned int size)
+static void __init nta_init_bin_caps(void)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nta_bin_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT), 1,
+				       NTA_BIN_MAX);
+}
+
+static s64 nta_kmalloc_bytes(unsigned int size)
 {
 	unsigned int bytes = nta_kmalloc_units[nta_size_to_units(size)];
 
 	return likely(bytes) ? bytes : kmalloc_size_roundup(size);
 }
 
-static __always_inline void nta_account(struct nta_cpu *c, unsigned int size,
-					int sign)
+/*
+ * Live-object gauges.  The holder of @busy counts objects per length in
+ * @live and the requested bytes; readers derive the rest from @live.
+ * Everyone else keeps all four gauges in @stats.
+ */
+static __always_inline void nta_account(struct nta_cpu *c, bool mine,
+					unsigned int size, int sign)
 {
-	c->stats.inuse_objects += sign;
-	c->stats.requested_bytes += sign * (s64)size;
-	c->stats.reserved_bytes += sign * (s64)(nta_size_to_units(size) * NTA_UNIT);
+	unsigned int units = nta_size_to_units(size);
+
+	if (likely(mine)) {
+		c->live[units] += sign;
+		c->fast.requested_bytes += sign * (s64)size;
+		return;
+	}
+	this_cpu_add(nta_cpu.stats.inuse_objects, sign);
+	this_cpu_add(nta_cpu.stats.requested_bytes, sign * (s64)size);
+	this_cpu_add(nta_cpu.stats.reserved_bytes,
+		     sign * (s64)(units * NTA_UNIT));
 	if (IS_ENABLED(CONFIG_NTA_STATS))
-		c->stats.kmalloc_bytes += sign * nta_kmalloc_bytes(size);
+		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
+			     sign * nta_kmalloc_bytes(size));
+}
+
+/*
+ * The fast path's exclusion: local_trylock() of later kernels, open coded
+ * for 6.12.  With preemption off only this CPU's own interrupts can run
+ * here; they nest, so an interrupt that finds the mark clear finishes
+ * before the code it interrupted resumes, and one that finds it set takes
+ * the slow path, which leaves the bins alone.  The mark is never held
+ * across a lock, so PREEMPT_RT sees no sleeping lock inside it.
+ */
+static __always_inline struct nta_cpu *nta_fast_enter(void)
+{
+	struct nta_cpu *c;
+
+	preempt_disable();
+	c = this_cpu_ptr(&nta_cpu);
+	if (unlikely(READ_ONCE(c->busy))) {
+		preempt_enable();
+		return NULL;
+	}
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	return c;
+}
+
+static __always_inline void nta_fast_exit(struct nta_cpu *c)
+{
+	barrier();
+	WRITE_ONCE(c->busy, 0);
+	preempt_enable();
+}
+
+/*
+ * The slow paths hold the local lock; they take the mark too unless the
+ * code they interrupted holds it.  Returns whether they did.  On
+ * PREEMPT_RT the lock is a per-CPU sleeping lock: a task that preempts a slow
+ * path holding the mark sees it set, takes the slow path too and waits
+ * for the lock, so the mark is free again once it gets there.
+ */
+static __always_inline bool nta_slow_take_mark(struct nta_cpu *c)
+{
+	if (READ_ONCE(c->busy))
+		return false;
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	return true;
+}
+
+static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool mine)
+{
+	if (mine) {
+		barrier();
+		WRITE_ONCE(c->busy, 0);
+	}
+}
+
+/* An object goes into its bin: no longer live, but not merged yet either. */
+static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
+					 unsigned int units)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+
+	blk->cls[nta_unit_of(blk, ptr)] = 0;
+	*(void **)ptr = c->bin[units];
+	c->bin[units] = ptr;
+	c->bin_nr[units]++;
+	c->bin_units += units;
+}
+
+/*
+ * Give all but the @keep most recently freed objects of a bin back to the
+ * core, which merges them with their free neighbours.  Caller holds the
+ * lock and the mark (or owns a dead CPU's pool).
+ */
+static void nta_bin_trim(struct nta_cpu *c, unsigned int units,
+			 unsigned int keep, struct list_head *released)
+{
+	void **link = &c->bin[units];
+	struct nta_block *blk;
+	void *obj, *next;
+
+	while (keep-- && *link)
+		link = *link;
+	obj = *link;
+	*link = NULL;
+	for (; obj; obj = next) {
+		next = *(void **)obj;
+		blk = nta_block_of(obj);
+		nta_free_units(&c->pool, blk, nta_unit_of(blk, obj), units,
+			       released);
+		c->bin_nr[units]--;
+		c->bin_units -= units;
+	}
+}
+
+/* Empty every bin: before the pool grows, on trim, hotplug and switch-off. */
+static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS && c->bin_units; u++)
+		if (c->bin[u])
+			nta_bin_trim(c, u, 0, released);
+}
+
+/* Slow path: the free lists had nothing big enough; try a new block. */
+static noinline void *nta_alloc_grow(struct nta_cpu *c, bool mine,
+				     unsigned int size)
+{
+	struct nta_block *blk;
+
+	if (c->pool.nr_blocks >= nta_max_blocks)
+		return NULL;
+	blk = nta_new_block(smp_processor_id(), GFP_ATOMIC);
+	if (!blk)
+		return NULL;
+	nta_pool_add_block(&c->pool, blk);
+	nta_count(c, mine, NTA_CTR(grows), 1);
+	return nta_pool_alloc(&c->pool, size);
+}
+
+static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
+					struct list_head *released)
+{
+	unsigned int n = nta_pool_drain(&c->pool, released);
+
+	if (!n)
+		return;
+	nta_count(c, mine, NTA_CTR(drains), 1);
+	nta_count(c, mine, NTA_CTR(frees), n);
+}
+
+/* Every slow path drains; when nothing is queued that is one load. */
+static __always_inline void nta_drain_locked(struct nta_cpu *c, bool mine,
+					     struct list_head *released)
+{
+	if (unlikely(!llist_empty(&c->pool.remote)))
+		__nta_drain_locked(c, mine, released);
+}
+
+static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
+{
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	void *obj;
+	bool mine;
+
+	/* The local lock keeps out interrupts, not NMIs. */
+	if (unlikely(!READ_ONCE(nta_ready) || in_nmi()))
+		return NULL;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	nta_drain_locked(c, mine, &released);
+	obj = __nta_pool_alloc(&c->pool, size);
+	if (unlikely(!obj) && mine && c->bin_units) {
+		/* Binned objects may merge into a big enough chunk. */
+		nta_bins_flush(c, &released);
+		obj = __nta_pool_alloc(&c->pool, size);
+	}
+	if (unlikely(!obj))
+		obj = nta_alloc_grow(c, mine, size);
+	if (likely(obj)) {
+		nta_count(c, mine, NTA_CTR(allocs), 1);
+		nta_account(c, mine, size, 1);
+	} else {
+		nta_count(c, mine, NTA_CTR(failures), 1);
+	}
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+
+	if (unlikely(!list_empty(&released)))
+		nta_release_blocks(&released);
+	if (obj && want_init_on_alloc(gfp))
+		memset(obj, 0, size);
+	return obj;
 }
 
 /**
@@ -294,7 +499,9 @@ static __always_inline void nta_account(struct nta_cpu *c, unsigned int size,
  *	pool grows with atomic allocations whatever the caller allows
  *
  * The object is aligned to a cache line and is freed with nta_free() and
- * the same @size, on any CPU.
+ * the same @size, on any CPU.  An object of the same length freed on this
+ * CPU is handed out again from its bin; anything else takes the slow path
+ * into the split/merge core.
  *
  * Context: any context but NMI.
  * Return: the object, or NULL when @size is 0 or too large, or the pool is
@@ -302,31 +509,31 @@ static __always_inline void nta_account(struct nta_cpu *c, unsigned int size,
  */
 void *nta_alloc(unsigned int size, gfp_t gfp)
 {
-	LIST_HEAD(released);
+	unsigned int units = nta_size_to_units(size);
+	struct nta_block *blk;
 	struct nta_cpu *c;
-	unsigned long flags;
 	void *obj;
 
-	if (unlikely(!size || size > NTA_MAX_SIZE || !READ_ONCE(nta_ready)))
+	if (unlikely(size - 1 >= NTA_MAX_SIZE))
 		return NULL;
-
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	nta_drain_locked(c, &released);
-	obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj))
-		obj = nta_alloc_grow(c, size);
-	if (likely(obj)) {
-		c->stats.allocs++;
-		nta_account(c, size, 1);
-	} else {
-		c->stats.failures++;
+	c = nta_fast_enter();
+	if (unlikely(!c))
+		return nta_alloc_slow(size, gfp);
+	obj = c->bin[units];
+	if (unlikely(!obj)) {
+		nta_fast_exit(c);
+		return nta_alloc_slow(size, gfp);
 	}
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	c->bin[units] = *(void **)obj;
+	c->bin_nr[units]--;
+	c->bin_units -= units;
+	blk = nta_block_of(obj);
+	blk->cls[nta_unit_of(blk, obj)] = units;
+	c->fast.allocs++;
+	nta_account(c, true, size, 1);
+	nta_fast_exit(c);
 
-	if (unlikely(!list_empty(&released)))
-		nta_release_blocks(&released);
-	if (obj && want_init_on_alloc(gfp))
+	if (want_init_on_alloc(gfp))
 		memset(obj, 0, size);
 	return obj;
 }
@@ -365,30 +572,88 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 }
 
 /*
- * Queue the object for its owner.  The owner drains on its next call, so
- * it only needs a kick when it may not make one soon: when it is idle and
- * this is the first object queued, or when NTA_KICK_THRESHOLD have piled
- * up anyway.
+ * Queue the object for its owner.  The owner drains on its next slow
+ * path, so it only needs a kick when it may not take one soon: when it is
+ * idle and this is the first object queued, or when NTA_KICK_THRESHOLD
+ * have piled up anyway.
  */
-static void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
-			    void *ptr, unsigned int size)
+static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
+					 struct nta_block *blk, void *ptr,
+					 unsigned int size)
 {
 	struct nta_pool *owner = blk->pool;
 	enum nta_bad_free why;
 	unsigned int queued;
 
 	why = nta_remote_free(owner, ptr, size, &queued);
-	if (unlikely(why)) {
-		nta_complain(ptr, size, why);
-		return;
-	}
-	c->stats.remote_frees++;
-	nta_account(c, size, -1);
+	if (unlikely(why))
+		return why;
+	nta_count(c, mine, NTA_CTR(remote_frees), 1);
+	nta_account(c, mine, size, -1);
 	if (queued == NTA_KICK_THRESHOLD ||
 	    (queued == 1 && idle_cpu(owner->id))) {
 		if (nta_kick_cpu(owner->id))
-			c->stats.kicks++;
+			nta_count(c, mine, NTA_CTR(kicks), 1);
 	}
+	return NTA_FREE_OK;
+}
+
+/*
+ * The owner's free that the fast path could not take: a full bin makes
+ * room by merging its older half, and the object is parked unless the
+ * CPU's bins are at their cap.  The caller has checked the object.
+ */
+static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
+			    struct list_head *released)
+{
+	unsigned int units = nta_size_to_units(size);
+
+	if (want_init_on_free())
+		memset(ptr, 0, size);
+	if (c->bin_nr[units] >= nta_bin_cap[units])
+		nta_bin_trim(c, units, c->bin_nr[units] / 2, released);
+	if (c->bin_units + units <= NTA_BINS_UNITS)
+		nta_bin_push(c, ptr, units);
+	else
+		nta_free_units(&c->pool, nta_block_of(ptr),
+			       nta_unit_of(nta_block_of(ptr), ptr), units,
+			       released);
+}
+
+static noinline void nta_free_slow(void *ptr, unsigned int size)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	enum nta_bad_free why;
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	bool mine;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	if (likely(blk->pool == &c->pool)) {
+		why = nta_check_object(blk, ptr, size);
+		if (likely(!why)) {
+			if (mine)
+				nta_free_to_bin(c, ptr, size, &released);
+			else
+				nta_do_free(&c->pool, ptr, size, &released);
+			nta_count(c, mine, NTA_CTR(frees), 1);
+			nta_account(c, mine, size, -1);
+		}
+	} else {
+		why = nta_free_remote(c, mine, blk, ptr, size);
+	}
+	nta_drain_locked(c, mine, &released);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+
+	/* Reports print outside the lock: printk may allocate an skb. */
+	if (unlikely(why))
+		nta_complain(ptr, size, why);
+	if (unlikely(!list_empty(&released)))
+		nta_release_blocks(&released);
 }
 
 /**
@@ -396,45 +661,62 @@ static void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
  * @ptr: the object
  * @size: the size passed to nta_alloc()
  *
- * On the owning CPU the object is merged with its free neighbours at once;
- * on any other CPU it is queued for the owner.  A pointer NTA does not own,
- * a double free, a wrong size or a misaligned pointer is reported once
- * with a warning, counted, and otherwise ignored: the pool is not touched.
+ * On the owning CPU the object is parked in the bin for its length, from
+ * where the next allocation of that length takes it, or merged with its
+ * free neighbours when the bins are full; on any other CPU it is queued
+ * for the owner.  Its start, size and state are checked against the
+ * block's out-of-band length bytes before anything is written.  A pointer
+ * NTA does not own, a double free, a wrong size or a misaligned pointer is
+ * reported, counted, and otherwise ignored.
  *
  * Context: any context but NMI.
  */
 void nta_free(void *ptr, unsigned int size)
 {
-	LIST_HEAD(released);
-	struct nta_block *blk;
+	struct nta_block *blk = nta_block_of(ptr);
+	unsigned int units = nta_size_to_units(size);
+	unsigned long off = ptr - (void *)blk;
 	enum nta_bad_free why;
 	struct nta_cpu *c;
-	unsigned long flags;
 
 	if (unlikely(!__nta_owns(ptr))) {
 		nta_complain(ptr, size, NTA_FREE_FOREIGN);
 		return;
 	}
-	blk = nta_block_of(ptr);
-
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	if (likely(blk->pool == &c->pool)) {
-		why = __nta_pool_free_checked(&c->pool, ptr, size, &released);
-		if (likely(!why)) {
-			c->stats.frees++;
-			nta_account(c, size, -1);
-		} else {
+	c = nta_fast_enter();
+	if (unlikely(!c))
+		goto slow;
+	if (unlikely(blk->pool != &c->pool)) {
+		/* Lock-free on the owner's side: no need for the local lock. */
+		why = nta_free_remote(c, true, blk, ptr, size);
+		nta_fast_exit(c);
+		if (unlikely(why))
 			nta_complain(ptr, size, why);
-		}
-	} else {
-		nta_free_remote(c, blk, ptr, size);
+		return;
 	}
-	nta_drain_locked(c, &released);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	/*
+	 * Unit aligned, live with this length (which also means outside the
+	 * header and not parked in a bin), no remote free in flight, and
+	 * room in its bin.
+	 */
+	if (unlikely((off & (NTA_UNIT - 1)) ||
+		     blk->cls[off >> NTA_UNIT_SHIFT] != units ||
+		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
+		     c->bin_nr[units] >= nta_bin_cap[units] ||
+		     c->bin_units + units > NTA_BINS_UNITS))
+		goto slow_exit;
+	if (want_init_on_free())
+		memset(ptr, 0, size);
+	nta_bin_push(c, ptr, units);
+	c->fast.frees++;
+	nta_account(c, true, size, -1);
+	nta_fast_exit(c);
+	return;
 
-	if (unlikely(!list_empty(&released)))
-		nta_release_blocks(&released);
+slow_exit:
+	nta_fast_exit(c);
+slow:
+	nta_free_slow(ptr, size);
 }
 EXPORT_SYMBOL(nta_free);
 
@@ -496,29 +778,56 @@ void nta_count_fallback(void)
 }
 EXPORT_SYMBOL(nta_count_fallback);
 
+/* What the live objects counted per length in @live hold. */
+static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
+{
+	unsigned int u, kb;
+	s64 n;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		n = READ_ONCE(c->live[u]);
+		if (!n)
+			continue;
+		st->inuse_objects += n;
+		st->reserved_bytes += n * u * NTA_UNIT;
+		if (IS_ENABLED(CONFIG_NTA_STATS)) {
+			kb = nta_kmalloc_units[u] ?: kmalloc_size_roundup(u * NTA_UNIT);
+			st->kmalloc_bytes += n * kb;
+		}
+	}
+}
+
+/* A counter of one CPU, both sets; @off as for nta_count(). */
+static s64 nta_sum(const struct nta_cpu *c, size_t off)
+{
+	return READ_ONCE(*(const s64 *)((const void *)&c->fast + off)) +
+	       READ_ONCE(*(const s64 *)((const void *)&c->stats + off));
+}
+
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 {
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	const struct nta_pcpu_stats *p = &c->stats;
-	unsigned long largest;
+	unsigned long largest, bin_units = READ_ONCE(c->bin_units);
 
-	st->allocs += READ_ONCE(p->allocs);
-	st->frees += READ_ONCE(p->frees);
-	st->remote_frees += READ_ONCE(p->remote_frees);
-	st->drains += READ_ONCE(p->drains);
-	st->kicks += READ_ONCE(p->kicks);
-	st->grows += READ_ONCE(p->grows);
-	st->returns += READ_ONCE(p->returns);
-	st->failures += READ_ONCE(p->failures);
-	st->bad_frees += READ_ONCE(p->bad_frees);
-	st->fallbacks += READ_ONCE(p->fallbacks);
-	st->inuse_objects += READ_ONCE(p->inuse_objects);
-	st->requested_bytes += READ_ONCE(p->requested_bytes);
-	st->reserved_bytes += READ_ONCE(p->reserved_bytes);
-	st->kmalloc_bytes += READ_ONCE(p->kmalloc_bytes);
+	st->allocs += nta_sum(c, NTA_CTR(allocs));
+	st->frees += nta_sum(c, NTA_CTR(frees));
+	st->remote_frees += nta_sum(c, NTA_CTR(remote_frees));
+	st->drains += nta_sum(c, NTA_CTR(drains));
+	st->kicks += nta_sum(c, NTA_CTR(kicks));
+	st->grows += nta_sum(c, NTA_CTR(grows));
+	st->returns += nta_sum(c, NTA_CTR(returns));
+	st->failures += nta_sum(c, NTA_CTR(failures));
+	st->bad_frees += nta_sum(c, NTA_CTR(bad_frees));
+	st->fallbacks += nta_sum(c, NTA_CTR(fallbacks));
+	st->inuse_objects += nta_sum(c, NTA_CTR(inuse_objects));
+	st->requested_bytes += nta_sum(c, NTA_CTR(requested_bytes));
+	st->reserved_bytes += nta_sum(c, NTA_CTR(reserved_bytes));
+	st->kmalloc_bytes += nta_sum(c, NTA_CTR(kmalloc_bytes));
+	nta_add_live_stats(st, c);
 	st->blocks += READ_ONCE(c->pool.nr_blocks);
 	st->block_bytes += (u64)READ_ONCE(c->pool.nr_blocks) * NTA_BLOCK_SIZE;
-	st->free_bytes += (u64)READ_ONCE(c->pool.free_units) * NTA_UNIT;
+	st->free_bytes += ((u64)READ_ONCE(c->pool.free_units) + bin_units) * NTA_UNIT;
+	st->binned_bytes += (u64)bin_units * NTA_UNIT;
 	largest = nta_pool_largest_free(&c->pool);
 	st->largest_free = max_t(u64, st->largest_free, largest);
 }
@@ -565,13 +874,19 @@ static void nta_kick_fn(struct irq_work *work)
 	LIST_HEAD(released);
 	unsigned long flags;
 
+	bool mine;
+
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
-	nta_drain_locked(c, &released);
-	if (READ_ONCE(c->trim)) {
+	mine = nta_slow_take_mark(c);
+	nta_drain_locked(c, mine, &released);
+	/* An interrupted fast path holds the bins: trim next time. */
+	if (READ_ONCE(c->trim) && mine) {
 		WRITE_ONCE(c->trim, false);
+		nta_bins_flush(c, &released);
 		nta_pool_trim(&c->pool, &released);
 	}
+	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	nta_release_blocks(&released);
 }
@@ -595,6 +910,7 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned int n;
 
+	nta_bins_flush(c, &released);
 	n = nta_pool_drain(&c->pool, &released);
 	nta_release_blocks(&released);
 	if (n) {
@@ -656,7 +972,7 @@ static int nta_cpu_online(unsigned int cpu)
 
 	/* Free what was queued while the CPU was away. */
 	local_lock_irqsave(&nta_cpu.lock, flags);
-	nta_drain_locked(c, &released);
+	nta_drain_locked(c, false, &released);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	nta_release_blocks(&released);
 
@@ -759,6 +1075,7 @@ static int __init nta_init(void)
 	if (ret)
 		goto fail;
 	nta_init_kmalloc_units();
+	nta_init_bin_caps();
 	for_each_possible_cpu(cpu) {
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 

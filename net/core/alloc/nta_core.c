@@ -42,8 +42,15 @@
 
 #include "nta_core.h"
 
-/* An object on its owner's remote-free list, until the owner drains it. */
+/*
+ * An object on its owner's remote-free list, until the owner drains it.
+ * The first word is left alone: it is the link of the kernel glue's
+ * per-CPU bins, so a double free racing between the owner's bin and a
+ * remote freer cannot cut either list; the drain then finds the object
+ * not live and refuses it.
+ */
 struct nta_remote {
+	unsigned long bin_link;
 	struct llist_node node;
 	unsigned int size;
 };
@@ -175,7 +182,8 @@ void *nta_pool_alloc(struct nta_pool *pool, unsigned int size)
  * @unit: a unit with its @start bit set
  *
  * An object ends where the next one starts or where free space begins.
- * Both bits are stable while the object is live, so any CPU may ask.
+ * The neighbours' bits change as the owner works, so only the owner may
+ * ask; it also works for objects parked in a bin, whose @cls is 0.
  *
  * Return: the object's length in units.
  */
@@ -194,19 +202,15 @@ unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit)
  * @ptr: the pointer being freed
  * @size: the size it was allocated with
  *
- * Only the owner of @blk may call this: an object's length is read from
- * its neighbours' bits, which the owner rewrites as it works.  Other CPUs
- * call nta_remote_free(), which checks what it safely can and leaves the
- * size to the owner's drain.
+ * The owner's check; other CPUs call nta_remote_free(), which makes the
+ * same check and leaves the final word to the owner's drain.
  *
  * Return: NTA_FREE_OK, or why the free must be refused.
  */
 enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 				 unsigned int size)
 {
-	enum nta_bad_free why = nta_check_object(blk, ptr, size);
-
-	return why ?: nta_check_size(blk, ptr, size);
+	return nta_check_object(blk, ptr, size);
 }
 
 /**
@@ -250,8 +254,8 @@ enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
  *	included; 1 means the owner had nothing pending
  *
  * Any context on any CPU may call this concurrently with the owner and
- * with other remote freers.  It checks the object's own bits, which are
- * stable while it is live; the size is checked by the owner when it
+ * with other remote freers.  It checks the object's @cls byte (start and
+ * size) before it writes anything, and the owner checks again when it
  * drains.  The object's @pending bit makes a second free of the same
  * object fail instead of corrupting the remote list.
  *
@@ -271,11 +275,11 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 	if (test_and_set_bit(nta_unit_of(blk, ptr), blk->pending))
 		return NTA_FREE_PENDING;
 	/*
-	 * The owner may have drained an earlier free of this object between
-	 * our check and the bit: it clears @start before @pending, so look
-	 * again now that the bit is ours.
+	 * The owner may have freed this object between our check and the
+	 * bit: it clears @cls before @pending, so look again now that the
+	 * bit is ours.
 	 */
-	if (!test_bit(nta_unit_of(blk, ptr), blk->start)) {
+	if (READ_ONCE(blk->cls[nta_unit_of(blk, ptr)]) != nta_size_to_units(size)) {
 		clear_bit_unlock(nta_unit_of(blk, ptr), blk->pending);
 		return NTA_FREE_NOT_ALLOCATED;
 	}
@@ -326,9 +330,9 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		}
 		nta_do_free(pool, obj, size, released);
 		/*
-		 * Clear pending only once @start is clear and we are done with
+		 * Clear pending only once @cls is clear and we are done with
 		 * the object's link and size (hence _unlock): a racing second
-		 * free then finds @start clear after taking the bit.
+		 * free then finds @cls clear after taking the bit.
 		 */
 		clear_bit_unlock(unit, blk->pending);
 		count++;

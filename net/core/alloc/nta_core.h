@@ -46,10 +46,17 @@
  * @start: one bit per unit where a live object begins
  * @pending: one bit per object whose remote free is in flight; set with
  *	an atomic bitop by any CPU, cleared by the owner when it drains
+ * @cls: per unit, the length in units of the live object that starts
+ *	there, 0 anywhere else (free, inside an object, the header, or the
+ *	start of an object parked in a per-CPU bin of the kernel glue)
  *
  * A free chunk is a maximal run of clear bits in @used; because free
  * chunks are merged at once, two free chunks are never adjacent, so the
  * bitmap alone gives a free neighbour's extent.
+ *
+ * @cls keeps the size of every live object out of band: a free is checked
+ * (start, size and double free) with one byte compare, and nothing is
+ * written into an object before that check has passed.
  */
 struct nta_block {
 	struct list_head link;
@@ -58,6 +65,7 @@ struct nta_block {
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
 	unsigned long pending[NTA_BITMAP_LONGS];
+	u8 cls[NTA_BLOCK_UNITS];
 };
 
 #define NTA_HDR_UNITS		DIV_ROUND_UP(sizeof(struct nta_block), NTA_UNIT)
@@ -248,27 +256,6 @@ static __always_inline void nta_mark(unsigned long *map, unsigned int unit,
 }
 
 /*
- * Is every unit in [@from, @to) used and none of them an object's start,
- * i.e. the inside of one live object?
- */
-static __always_inline bool nta_is_inside(const struct nta_block *blk,
-					  unsigned int from, unsigned int to)
-{
-	unsigned int i = BIT_WORD(from), last;
-	unsigned long mask;
-
-	if (from >= to)
-		return true;
-	last = BIT_WORD(to - 1);
-	mask = BITMAP_FIRST_WORD_MASK(from);
-	for (; i < last; i++, mask = ~0UL)
-		if ((~blk->used[i] | blk->start[i]) & mask)
-			return false;
-	mask &= BITMAP_LAST_WORD_MASK(to);
-	return !((~blk->used[last] | blk->start[last]) & mask);
-}
-
-/*
  * Free-list links, without the unit counts: the fast paths settle those
  * once per operation, not once per list they touch.
  */
@@ -334,12 +321,17 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 
 	nta_mark(blk->used, unit, units, true);
 	__set_bit(unit, blk->start);
+	blk->cls[unit] = units;
 	return chunk;
 }
 
 /*
- * The checks any CPU can make: bits that belong to the object itself and
- * do not change while it is live.
+ * The checks any CPU can make: the object's own @cls byte and @pending
+ * bit, which do not change while it is live.  A live object's @cls is its
+ * length, so one compare says that @ptr starts an object, that @size is
+ * its size, and that it was not freed already.  Another CPU's read races
+ * with the owner only when the free is bad anyway; the owner checks again
+ * when it drains.
  */
 static __always_inline enum nta_bad_free
 nta_check_object(const struct nta_block *blk, const void *ptr,
@@ -347,36 +339,32 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 {
 	unsigned long off = ptr - (const void *)blk;
 	unsigned int unit = off >> NTA_UNIT_SHIFT;
+	unsigned int cls;
 
 	if (unlikely((off & (NTA_UNIT - 1)) || unit < NTA_HDR_UNITS))
 		return NTA_FREE_MISALIGNED;
-	if (unlikely(!test_bit(unit, blk->start)))
+	cls = READ_ONCE(blk->cls[unit]);
+	if (unlikely(!cls))
 		return NTA_FREE_NOT_ALLOCATED;
 	if (unlikely(test_bit(unit, blk->pending)))
 		return NTA_FREE_PENDING;
-	if (unlikely(!size || size > NTA_MAX_SIZE))
+	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
 		return NTA_FREE_WRONG_SIZE;
 	return NTA_FREE_OK;
 }
 
 /*
- * The length check reads the neighbours' bits: owner only.  The object
- * at @ptr is @size long when the units after its start are its own (used,
- * none of them a start) and the unit after its end is not: free, another
- * object's start, or the end of the block.  That is what
- * nta_object_units() == nta_size_to_units(@size) says, without scanning
- * past the object.
+ * The owner's check of an object another CPU queued: as
+ * nta_check_object(), without @pending, which the queuer set itself.
  */
 static __always_inline enum nta_bad_free
 nta_check_size(const struct nta_block *blk, const void *ptr, unsigned int size)
 {
-	unsigned int unit = nta_unit_of(blk, ptr);
-	unsigned int end = unit + nta_size_to_units(size);
+	unsigned int cls = blk->cls[nta_unit_of(blk, ptr)];
 
-	if (unlikely(end > NTA_BLOCK_UNITS || !nta_is_inside(blk, unit + 1, end)))
-		return NTA_FREE_WRONG_SIZE;
-	if (end < NTA_BLOCK_UNITS && test_bit(end, blk->used) &&
-	    !test_bit(end, blk->start))
+	if (unlikely(!cls))
+		return NTA_FREE_NOT_ALLOCATED;
+	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
 		return NTA_FREE_WRONG_SIZE;
 	return NTA_FREE_OK;
 }
@@ -410,6 +398,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 {
 	unsigned int first = unit, end = unit + units, edge;
 
+	blk->cls[unit] = 0;
 	__clear_bit(unit, blk->start);
 	nta_mark(blk->used, unit, units, false);
 	nta_poison(nta_unit_addr(blk, unit), units * NTA_UNIT);
@@ -465,8 +454,6 @@ __nta_pool_free_checked(struct nta_pool *pool, void *ptr, unsigned int size,
 	enum nta_bad_free why;
 
 	why = nta_check_object(blk, ptr, size);
-	if (likely(!why))
-		why = nta_check_size(blk, ptr, size);
 	if (unlikely(why))
 		return why;
 	nta_do_free(pool, ptr, size, released);

@@ -14,8 +14,11 @@
 #include "nta_core.h"
 
 /*
- * Counters a CPU bumps under its own local lock; remote frees are counted
- * on the freeing CPU, so per-CPU gauges may go negative, their sum may not.
+ * Counters of one CPU.  struct nta_cpu has two sets: @fast, written with
+ * plain stores only by whoever holds the CPU's @busy mark, and @stats,
+ * written only with this_cpu_*() operations, which no interrupt can tear;
+ * readers add them up.  Remote frees are counted on the freeing CPU, so
+ * per-CPU gauges may go negative, their sum may not.
  */
 struct nta_pcpu_stats {
 	u64 allocs;
@@ -34,16 +37,38 @@ struct nta_pcpu_stats {
 	s64 kmalloc_bytes;
 };
 
+/*
+ * Per-CPU bins (see nta.c): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
+ * bytes per bin, NTA_BINS_UNITS units in all the bins of one CPU.
+ */
+#define NTA_BIN_MAX		32
+#define NTA_BIN_BYTES		(16 * 1024)
+#define NTA_BINS_UNITS		((32 * 1024) / NTA_UNIT)
+
 /**
  * struct nta_cpu - one CPU's allocator
- * @lock: serialises everything but @pool.remote against this CPU's own
- *	contexts (task, softirq, hardirq)
+ * @busy: the fast path's exclusion mark, set with preemption off; whoever
+ *	holds it owns @bin, @bin_nr, @bin_units, @live and @fast
+ * @bin_units: units parked in all the bins
+ * @bin: per object length in units, a LIFO of freed objects, linked
+ *	through their first word, that the fast path hands out again as is
+ * @bin_nr: objects in each bin
+ * @fast: counters of the holder of @busy
+ * @live: live objects per length in units, counted by the holder of @busy
+ * @lock: serialises @pool (but for @pool.remote) against this CPU's
+ *	own contexts (task, softirq, hardirq); the slow paths take it
  * @pool: the blocks and free lists
- * @stats: counters, summed on read
+ * @stats: counters kept with this_cpu_*() operations
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks
  */
 struct nta_cpu {
+	u8 busy;
+	unsigned int bin_units;
+	void *bin[NTA_NR_LISTS];
+	u8 bin_nr[NTA_NR_LISTS];
+	struct nta_pcpu_stats fast;
+	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
 	struct nta_pool pool;
 	struct nta_pcpu_stats stats;

@@ -62,6 +62,7 @@ struct nta_tsnap_block {
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
 	unsigned long pending[NTA_BITMAP_LONGS];
+	u8 cls[NTA_BLOCK_UNITS];
 };
 
 struct nta_tsnap_chunk {
@@ -124,6 +125,7 @@ static void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 		bitmap_copy(b->used, blk->used, NTA_BLOCK_UNITS);
 		bitmap_copy(b->start, blk->start, NTA_BLOCK_UNITS);
 		bitmap_copy(b->pending, blk->pending, NTA_BLOCK_UNITS);
+		memcpy(b->cls, blk->cls, sizeof(b->cls));
 		s->nr_snap_blocks++;
 	}
 
@@ -193,7 +195,8 @@ static const char *nta_tsnap_diff(const struct nta_tsnap *a,
 		}
 		if (!bitmap_equal(x->used, y->used, NTA_BLOCK_UNITS) ||
 		    !bitmap_equal(x->start, y->start, NTA_BLOCK_UNITS) ||
-		    !bitmap_equal(x->pending, y->pending, NTA_BLOCK_UNITS)) {
+		    !bitmap_equal(x->pending, y->pending, NTA_BLOCK_UNITS) ||
+		    memcmp(x->cls, y->cls, sizeof(x->cls))) {
 			snprintf(buf, len, "block %u (%p) bitmaps differ", i, x->blk);
 			return buf;
 		}
@@ -264,6 +267,12 @@ static unsigned int nta_tcheck(const struct nta_pool *pool, char *msg,
 			NTA_BAD("block %p: object start in free space", blk);
 		if (!bitmap_subset(blk->pending, blk->start, NTA_BLOCK_UNITS))
 			NTA_BAD("block %p: pending bit on no object", blk);
+		/* A length byte sits on an object's start and says its length. */
+		for (i = 0; i < NTA_BLOCK_UNITS; i++)
+			if (blk->cls[i] && (!test_bit(i, blk->start) ||
+					    nta_object_units(blk, i) != blk->cls[i]))
+				NTA_BAD("block %p: length byte %u at unit %u",
+					blk, blk->cls[i], i);
 
 		for (i = 1; i < NTA_NR_LISTS; i++) {
 			list_for_each(pos, &pool->free[i]) {
@@ -1467,6 +1476,7 @@ static void nta_free_bad_input(struct kunit *test)
 		fake->pool = &nta_tcpu(cpu)->pool;
 		bitmap_set(fake->used, 0, NTA_HDR_UNITS + 2);
 		__set_bit(NTA_HDR_UNITS, fake->start);
+		fake->cls[NTA_HDR_UNITS] = 2;
 		bad = nta_tunit_addr(fake, NTA_HDR_UNITS);
 		break;
 	}
@@ -1704,6 +1714,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 	nta_tstats(&s0);
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	__clear_bit(unit, blk->start);
+	blk->cls[unit] = 0;
 	/* Release: the bit is cleared before the other CPU frees. */
 	smp_store_release(&gate->go, 1);
 	for (spins = 0; spins < 1000000000UL; spins++) {
@@ -1713,6 +1724,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 		cpu_relax();
 	}
 	__set_bit(unit, blk->start);
+	blk->cls[unit] = 1;
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	/* Acquire: pairs with the thread's release of @done. */
 	done = smp_load_acquire(&gate->done);
@@ -2155,6 +2167,237 @@ static void nta_kasan_poison(struct kunit *test)
 {
 	/* No capitals: "KASAN" on the console reads as a report to make check. */
 	kunit_skip(test, "no kasan shadow poisoning of nta objects yet");
+}
+
+/* ---------------------------------------------------------------------- */
+/* nta: the per-CPU bins and the fast path's exclusion                    */
+
+static unsigned int nta_tbin_cap(unsigned int units)
+{
+	return clamp(NTA_BIN_BYTES / (units * NTA_UNIT), 1, NTA_BIN_MAX);
+}
+
+/* Objects in the bin of @units on this CPU, counted along the links. */
+static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
+{
+	unsigned int n = 0;
+	void *p;
+
+	for (p = c->bin[units]; p && n <= NTA_BIN_MAX; p = *(void **)p)
+		n++;
+	return n;
+}
+
+/*
+ * A freed object is parked in the bin for its length and handed out again
+ * by the next allocation of that length; its length byte says "not live"
+ * while it waits, and the gauges count it as free.
+ */
+static void nta_bin_reuse(struct kunit *test)
+{
+	unsigned int units = nta_size_to_units(1500), cpu;
+	struct nta_stats s0, s1, s2;
+	struct nta_cpu *c;
+	void *p, *q;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	nta_tstats(&s0);
+	KUNIT_EXPECT_EQ(test, s0.binned_bytes, 0);
+
+	p = nta_alloc(1500, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	nta_free(p, 1500);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes, units * NTA_UNIT);
+	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, s1.reserved_bytes, s0.reserved_bytes);
+	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p);
+	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], 0);
+	/* A second free of a binned object is a double free. */
+	nta_free(p, 1500);
+	nta_tstats(&s2);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, bad_frees), 1);
+	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), 1);
+
+	q = nta_alloc(1400, GFP_KERNEL);	/* same length in units */
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], units);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	nta_free(q, 1400);
+	nta_drain_all();
+	nta_tstats(&s2);
+	KUNIT_EXPECT_EQ(test, s2.binned_bytes, 0);
+	KUNIT_EXPECT_EQ(test, s2.free_bytes, s0.free_bytes);
+	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects);
+}
+
+/*
+ * A bin holds at most its cap; freeing into a full bin merges its older
+ * half.  All the bins of a CPU hold at most NTA_BINS_UNITS units.
+ */
+static void nta_bin_caps(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 64, 704, 1500, 4000, 9000 };
+	unsigned int cpu, i, j, n, units, cap;
+	struct nta_stats s0, s1;
+	struct nta_cpu *c;
+	void **objs;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	objs = kunit_kcalloc(test, 2 * NTA_BIN_MAX, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	nta_drain_all();
+	nta_tstats(&s0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		units = nta_size_to_units(sizes[i]);
+		cap = nta_tbin_cap(units);
+		n = cap + 3;
+		for (j = 0; j < n; j++) {
+			objs[j] = nta_alloc(sizes[i], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[j]);
+		}
+		for (j = 0; j < n; j++)
+			nta_free(objs[j], sizes[i]);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_nr[units]), cap);
+		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bin_nr[units]);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_units), NTA_BINS_UNITS);
+	}
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, s1.requested_bytes, s0.requested_bytes);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes, READ_ONCE(c->bin_units) * NTA_UNIT);
+	KUNIT_EXPECT_GT(test, s1.binned_bytes, 0);
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
+	KUNIT_EXPECT_EQ(test, s1.blocks, s0.blocks);
+}
+
+/*
+ * Binned objects never make the pool grow: with every block full but for
+ * a binned object, an allocation of another length flushes the bins,
+ * merges, and is served without a new block.
+ */
+static void nta_bin_flush_before_grow(struct kunit *test)
+{
+	unsigned int cpu, blocks0, n = 0, i;
+	struct nta_stats s0, s1;
+	struct nta_cpu *c;
+	unsigned long saved;
+	void **objs, *p;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	blocks0 = READ_ONCE(c->pool.nr_blocks);
+	objs = kunit_kcalloc(test, blocks0 + 1, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	saved = READ_ONCE(nta_max_blocks);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_trestore_max,
+							(void *)saved), 0);
+	WRITE_ONCE(nta_max_blocks, blocks0);
+	while (n <= blocks0 && (p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL)))
+		objs[n++] = p;
+	KUNIT_ASSERT_GT(test, n, 0);
+	/* The last free of a whole block parks it in its bin. */
+	nta_free(objs[--n], NTA_MAX_SIZE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_nr[NTA_DATA_UNITS]), 1);
+	nta_tstats(&s0);
+	p = nta_alloc(100, GFP_KERNEL);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, grows), 0);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, failures), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	if (p)
+		nta_free(p, 100);
+	for (i = 0; i < n; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
+struct nta_tnested {
+	struct irq_work work;
+	void *obj;
+	bool freed;
+	bool done;
+};
+
+/* An allocation and a free from hardirq context. */
+static void nta_tnested_fn(struct irq_work *work)
+{
+	struct nta_tnested *n = container_of(work, struct nta_tnested, work);
+
+	n->obj = nta_alloc(1500, GFP_ATOMIC);
+	if (n->obj) {
+		memset(n->obj, 0x5a, 1500);
+		nta_free(n->obj, 1500);
+		n->freed = true;
+	}
+	WRITE_ONCE(n->done, true);
+}
+
+/*
+ * A context that nests inside the fast path on the same CPU (a hardirq,
+ * here an irq_work, arriving while the mark is held) is served by the
+ * slow path from the free lists and never touches the bins.
+ */
+static void nta_nested_fast_path(struct kunit *test)
+{
+	unsigned int units = nta_size_to_units(1500), cpu, bin_units;
+	struct nta_tnested n = { };
+	struct nta_stats s0, s1;
+	struct nta_cpu *c;
+	void *p, *head;
+	u8 nr;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	/* One object of the length the nested context asks for, binned. */
+	p = nta_alloc(1500, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	nta_free(p, 1500);
+	nta_tstats(&s0);
+	init_irq_work(&n.work, nta_tnested_fn);
+
+	preempt_disable();
+	WRITE_ONCE(c->busy, 1);		/* as if inside nta_alloc()'s fast path */
+	head = c->bin[units];
+	nr = c->bin_nr[units];
+	bin_units = c->bin_units;
+	irq_work_queue(&n.work);
+	while (!READ_ONCE(n.done))
+		cpu_relax();
+	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], head);
+	KUNIT_EXPECT_EQ(test, c->bin_nr[units], nr);
+	KUNIT_EXPECT_EQ(test, c->bin_units, bin_units);
+	WRITE_ONCE(c->busy, 0);
+	preempt_enable();
+	irq_work_sync(&n.work);
+
+	KUNIT_EXPECT_TRUE(test, n.freed);
+	KUNIT_EXPECT_PTR_NE(test, n.obj, p);
+	KUNIT_EXPECT_PTR_EQ(test, nta_block_of(n.obj)->pool, &c->pool);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, allocs), 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 1);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes, s0.binned_bytes);
+	/* The binned object is still the next one handed out. */
+	KUNIT_EXPECT_PTR_EQ(test, nta_alloc(1500, GFP_KERNEL), p);
+	nta_free(p, 1500);
+	nta_drain_all();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2709,6 +2952,10 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_grow_and_return),
 	KUNIT_CASE(nta_cap),
 	KUNIT_CASE(nta_kasan_poison),
+	KUNIT_CASE(nta_bin_reuse),
+	KUNIT_CASE(nta_bin_caps),
+	KUNIT_CASE(nta_bin_flush_before_grow),
+	KUNIT_CASE(nta_nested_fast_path),
 	{}
 };
 

@@ -41,6 +41,9 @@ static int nta_sysctl_enabled(const struct ctl_table *table, int write,
 			static_branch_enable(&nta_enabled_key);
 		else
 			static_branch_disable(&nta_enabled_key);
+		/* Nothing new comes from NTA: give the bins back. */
+		if (!val)
+			nta_drain_all();
 	}
 	mutex_unlock(&nta_sysctl_mutex);
 	return ret;
@@ -69,7 +72,7 @@ static const struct {
 	NTA_STAT(fallbacks), NTA_STAT(inuse_objects),
 	NTA_STAT(requested_bytes), NTA_STAT(reserved_bytes),
 	NTA_STAT(kmalloc_bytes), NTA_STAT(blocks), NTA_STAT(block_bytes),
-	NTA_STAT(free_bytes), NTA_STAT(largest_free),
+	NTA_STAT(free_bytes), NTA_STAT(binned_bytes), NTA_STAT(largest_free),
 };
 
 /* Every field is 64 bits wide; the gauges are signed. */
