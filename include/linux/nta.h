@@ -11,6 +11,8 @@
 #ifndef _LINUX_NTA_H
 #define _LINUX_NTA_H
 
+#include <linux/align.h>
+#include <linux/cache.h>
 #include <linux/init.h>
 #include <linux/types.h>
 #include <linux/gfp_types.h>
@@ -84,6 +86,20 @@ static inline bool nta_enabled(void)
 void *nta_alloc(unsigned int size, gfp_t gfp);
 void nta_free(void *ptr, unsigned int size);
 unsigned int nta_alloc_size(unsigned int size);
+
+/**
+ * nta_object_size - bytes NTA set aside for an object it handed out
+ * @size: the size the object was allocated with
+ *
+ * nta_alloc_size() for a request nta_alloc() has served, inline for the
+ * skb head path: NTA rounds up to a cache line.
+ *
+ * Return: @size rounded up to whole units.
+ */
+static inline unsigned int nta_object_size(unsigned int size)
+{
+	return ALIGN(size, L1_CACHE_BYTES);
+}
 unsigned int nta_max_size(void);
 bool nta_owns(const void *ptr);
 void nta_count_fallback(void);

@@ -1282,6 +1282,7 @@ static void nta_alloc_sizes(struct kunit *test)
 		return;
 	}
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, nta_object_size(size), rsize);
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)p, NTA_UNIT));
 	KUNIT_EXPECT_TRUE(test, nta_owns(p));
 	KUNIT_EXPECT_TRUE(test, nta_owns(p + size - 1));
