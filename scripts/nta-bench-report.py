@@ -336,6 +336,20 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
     return '\n'.join(out) + '\n'
 
 
+def summary(res, meta):
+    """The cover letter's @RESULTS@: one line per workload, ratios only."""
+    out = [f"  {meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
+           f"  {'workload':<34} {'req/s, Mbit/s':>13} {'CPU/work':>9} {'head bytes':>10}"]
+    rows = [(w['label'], None if w['refused'] else w['ratio'],
+             None if w['refused'] else w['cpu_ratio'], w['memory']['nta_over_kmalloc'])
+            for w in res]
+    if 'udp_mix' in meta:
+        rows.append(('UDP mix (64+1400+8000 B)', None, None, meta['udp_mix']['nta_over_kmalloc']))
+    for label, t, c, m in rows:
+        out.append(f"  {label:<34} {fmt(t):>13} {fmt(c):>9} {fmt(m):>10}")
+    return '\n'.join(out) + '\n'
+
+
 def fragmentation(pool, percpu):
     """Free bytes in partly used blocks (blocks holding a live or queued
     object), summed over CPUs.  Per CPU, with D = max_size (the data bytes of
@@ -536,6 +550,8 @@ def main():
     txt = table(res, pool, percpu, bench, steps, splats_outside, meta)
     with open(os.path.join(a.out, 'table.txt'), 'w') as f:
         f.write(txt)
+    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
+        f.write(summary(res, meta))
     sys.stdout.write(txt)
     problems = problem_lines(res, steps, splats_outside, meta)
     if not a.boot_ok:
