@@ -296,29 +296,9 @@ else
 	result ok "[kunit] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
 fi
 
-# 10. kernel splats, in kernel lines only (with a printk timestamp), except
-# between NTA-SPLAT-EXPECTED-BEGIN/END lines a test prints around a report
-# it provokes on purpose.  The isolation boot: between its "fail_page_alloc
-# armed" and "disarmed" kmsg lines, the page allocator's own "page
-# allocation failure" reports are expected; their stack dumps ("Call
-# Trace") are the only splat pattern they contain, so there, and only
-# there, "Call Trace" lines are accepted; BUG, WARNING, KASAN, UBSAN,
-# lockdep and panic still fail the check.
-splat_re='BUG:|WARNING:|KASAN|UBSAN|possible recursive locking|inconsistent lock state|Call Trace|Kernel panic|Oops|general protection fault|detected stall|^={20,}$'
-for log in "$CHK"/*.log; do
-	[ -e "$log" ] || continue
-	s=$(grep -E '\[ *[0-9]+\.[0-9]+\] ' "$log" |
-		awk '/NTA-SPLAT-EXPECTED-BEGIN/ { skip = 1 } /NTA-SPLAT-EXPECTED-END/ { skip = 0; next } !skip' |
-		awk '/nta_isolation: fail_page_alloc armed/ { fpa = 1 }
-		     /nta_isolation: fail_page_alloc disarmed/ { fpa = 0 }
-		     !(fpa && /Call Trace/)' |
-		sed -E 's/.*\[ *[0-9]+\.[0-9]+\] ?//' | grep -E "$splat_re" | awk '!seen[$0]++')
-	if [ -n "$s" ]; then
-		result "not ok" "[console] $(basename "$log"): kernel splat ($(wc -l <<<"$s") lines)"
-		head -40 <<<"$s" | sed 's/^/      | /'
-	else
-		result ok "[console] $(basename "$log"): no kernel splat (BUG/WARNING/KASAN/UBSAN/lockdep/panic)"
-	fi
-done
+# 10. kernel splats in every console: the scanner make demo uses too.
+while IFS= read -r l; do
+	case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; "ok - "*) result ok "${l#ok - }" ;; *) echo "$l" ;; esac
+done < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)
 
 finish
