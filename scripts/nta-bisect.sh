@@ -92,11 +92,10 @@ build() {
 		"$(grep -cE '^CONFIG_NTA_[A-Z_]+=y' "$B/.config") CONFIG_NTA_* on)"
 }
 
-order=("$N")
-for ((k = N - 1; k >= 1; k--)); do order+=("$k"); done
-t_all=$SECONDS
-for k in "${order[@]}"; do build "$k"; done
-info "check-bisect: $N prefixes in $((SECONDS - t_all))s (results also in ${NTA_LOGS#$NTA_ROOT/}/bisect.txt)"
-[ $failed = 0 ]
-# Stop here: a script edited while a build runs must not be read further.
-exit $?
+main() {
+	local k t_all=$SECONDS
+	for ((k = N; k >= 1; k--)); do build "$k"; done
+	info "check-bisect: $N prefixes in $((SECONDS - t_all))s (results also in ${NTA_LOGS#$NTA_ROOT/}/bisect.txt)"
+	[ $failed = 0 ]
+}
+main "$@"; exit	# read whole before it runs: safe to edit during a build
