@@ -5,6 +5,7 @@ table.txt, results.json, results.dat + results.gp -> results.svg (gnuplot).
 
     nta-bench-report.py --log CONSOLE --out DIR --command CMD [--rounds N --secs S]
     nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
+    nta-bench-report.py --kunit JSON          (make check: kunit.py parse --json -> TAP lines)
 
 The console carries, per round (scripts/nta-init, demo_round):
     NTA-ROUND-BEGIN <workload> nta=<v> r=<i>
@@ -49,6 +50,17 @@ def splat(line, state):
     if not SPLAT_RE.search(msg) or (state.get('fpa') and 'Call Trace' in msg):
         return None
     return msg.strip()
+
+
+def kunit_tap(group, path):
+    """A TAP line per KUnit case of kunit.py's JSON, named suite.case."""
+    for g in group.get('sub_groups', []):
+        kunit_tap(g, path + [g['name']])
+    for c in group.get('test_cases', []):
+        st = c['status']
+        print(f"{'ok' if st in ('PASS', 'SKIP') else 'not ok'} - [kunit] "
+              f"{'.'.join(path + [c['name']])}{' # SKIP' if st == 'SKIP' else ''}"
+              f"{'' if st in ('PASS', 'SKIP') else ' (' + st + ')'}")
 
 
 def scan_splats(logs):
@@ -523,6 +535,10 @@ unset multiplot
 def main():
     if sys.argv[1:2] == ['--splats']:
         return scan_splats(sys.argv[2:])
+    if sys.argv[1:2] == ['--kunit']:
+        with open(sys.argv[2]) as f:
+            kunit_tap(json.load(f), [])
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument('--log', required=True)
     ap.add_argument('--out', required=True)

@@ -28,6 +28,14 @@ result() {
 	printf '    %s - %s\n' "$1" "$2"
 }
 
+# results: "ok - D" / "not ok - D" lines on stdin become results; others are shown.
+results() {
+	local l
+	while IFS= read -r l; do
+		case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; "ok - "*) result ok "${l#ok - }" ;; *) echo "$l" ;; esac
+	done
+}
+
 # step NAME LOG CMD...: banner, run, time; 0/1 like the command.
 step() {
 	local name=$1 log=$2 t=$SECONDS rc; shift 2
@@ -81,29 +89,17 @@ step "deps: Debian packages" "$NTA_LOGS/check-deps.log" "$NTA_ROOT/scripts/nta-d
 	abort "deps: installing the Debian packages"
 result ok "deps: Debian packages present"
 
-# 2. userspace harness
-if [ -f "$NTA_ROOT/tools/testing/nta/Makefile" ]; then
-	hlog=$NTA_LOGS/check-harness.log
+# 2. userspace harness: its TAP lines, then its summary and exit status.
+hlog=$NTA_LOGS/check-harness.log
+if [ ! -f "$NTA_ROOT/tools/testing/nta/Makefile" ]; then
+	result ok "[harness] userspace harness # SKIP tools/testing/nta/Makefile not present"
+else
 	step "userspace harness: make -C tools/testing/nta run" "$hlog" make -C "$NTA_ROOT/tools/testing/nta" run
 	hrc=$?
-	while IFS= read -r l; do
-		case $l in
-		"not ok "*) result "not ok" "[harness] $(sed -E 's/^not ok [0-9]+ *-? *//' <<<"$l")" ;;
-		"ok "*) result ok "[harness] $(sed -E 's/^ok [0-9]+ *-? *//' <<<"$l")" ;;
-		esac
-	done < <(grep -E '^(not )?ok ' "$hlog")
-	summ=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
-	hp=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$summ")
-	hf=$(sed -E 's/^([A-Za-z]+: )?[0-9]+ passed, ([0-9]+) failed.*/\2/' <<<"$summ")
-	if [ -z "$summ" ]; then
-		result "not ok" "[harness] no 'N passed, N failed' line (rc $hrc, log $hlog)"
-	elif [ "$hrc" = 0 ] && [ "$hf" = 0 ] && [ "$hp" -gt 0 ]; then
-		result ok "[harness] userspace allocator harness: $hp passed, $hf failed"
-	else
-		result "not ok" "[harness] userspace allocator harness: $hp passed, $hf failed (rc $hrc)"
-	fi
-else
-	result ok "[harness] userspace harness # SKIP tools/testing/nta/Makefile not present yet"
+	sed -nE 's/^(not )?ok [0-9]+ *-? */\1ok - [harness] /p' "$hlog" | results
+	summ=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
+	[ "$hrc" = 0 ] && [[ $summ =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] && hrc=ok || hrc="not ok"
+	result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N failed' line} (log $hlog)"
 fi
 
 # 3. base tree, 4. series
@@ -128,39 +124,29 @@ for p in "$NTA_OUT"/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
 	(cd "$NTA_TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-color "$p") \
 		>"$CHK/checkpatch-$b.txt" 2>&1
-	tot=$(grep -E '^total: ' "$CHK/checkpatch-$b.txt" | tail -1)
-	e=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\1/p' <<<"$tot")
-	w=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\2/p' <<<"$tot")
-	c=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\4/p' <<<"$tot")
-	c=${c:-0}
-	if [ -n "$tot" ] && [ "$e" = 0 ] && [ "$w" = 0 ] && [ "$c" = 0 ]; then
-		result ok "checkpatch --strict $b: 0 errors, 0 warnings, 0 checks"
+	tot=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\1 errors, \2 warnings, \4 checks/p' \
+		"$CHK/checkpatch-$b.txt" | sed 's/,  checks/, 0 checks/' | tail -1)
+	if [ "$tot" = "0 errors, 0 warnings, 0 checks" ]; then
+		result ok "checkpatch --strict $b: $tot"
 	else
-		result "not ok" "checkpatch --strict $b: ${e:-?} errors, ${w:-?} warnings, $c checks (out/check/checkpatch-$b.txt)"
+		result "not ok" "checkpatch --strict $b: ${tot:-no total line} (out/check/checkpatch-$b.txt)"
 		grep -E '^(ERROR|WARNING|CHECK):' "$CHK/checkpatch-$b.txt" | head -10 | sed 's/^/      /'
 	fi
 done
 
-# MAINTAINERS: the series' own entry covers every file it adds.
+# MAINTAINERS: the F: patterns of the NTA entry (git pathspecs) match every
+# file the series adds.
 added=$(git -C "$NTA_TREE" diff --name-only --diff-filter=A nta-base nta 2>/dev/null)
+mapfile -t pats < <(git -C "$NTA_TREE" show nta:MAINTAINERS 2>/dev/null |
+	awk '/^NETWORK TREE ALLOCATOR \(NTA\)$/ { e = 1; next } e && /^$/ { exit } e && /^F:/ { print $2 }')
 if [ -n "$added" ]; then
-	pats=$(git -C "$NTA_TREE" show nta:MAINTAINERS 2>/dev/null |
-		awk '/^NETWORK TREE ALLOCATOR \(NTA\)$/ { e = 1; next } e && /^$/ { exit } e && /^F:/ { print $2 }')
-	if [ -z "$pats" ]; then
+	uncovered=$(comm -23 <(sort <<<"$added") <(git -C "$NTA_TREE" ls-files -- "${pats[@]}" | sort))
+	if [ ${#pats[@]} = 0 ]; then
 		result "not ok" "MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta"
+	elif [ -z "$uncovered" ]; then
+		result ok "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds"
 	else
-		uncovered=$(while IFS= read -r f; do
-			hit=0
-			while IFS= read -r pat; do
-				case $pat in */) [[ $f == "$pat"* ]] && hit=1 ;; *) [[ $f == "$pat" ]] && hit=1 ;; esac
-			done <<<"$pats"
-			[ $hit = 1 ] || echo "$f"
-		done <<<"$added")
-		if [ -z "$uncovered" ]; then
-			result ok "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds"
-		else
-			result "not ok" "MAINTAINERS: NTA entry misses $(wc -l <<<"$uncovered") added files: $(echo $uncovered)"
-		fi
+		result "not ok" "MAINTAINERS: NTA entry misses $(wc -l <<<"$uncovered") added files: $(echo $uncovered)"
 	fi
 fi
 
@@ -216,14 +202,8 @@ boot_plan() {
 	fi
 	for t in $(tr ',' ' ' <<<"$plan"); do
 		test_results "$t" "$blog"
-	done | while IFS= read -r l; do
-		case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; *) result ok "${l#ok - }" ;; esac
-	done
-	if [ -f "$CHK/$bname.host.tap" ]; then
-		while IFS= read -r l; do
-			case $l in "not ok - "*) result "not ok" "[host] ${l#not ok - }" ;; *) result ok "[host] ${l#ok - }" ;; esac
-		done <"$CHK/$bname.host.tap"
-	fi
+	done | results
+	[ -f "$CHK/$bname.host.tap" ] && sed 's/^\(\(not \)\{0,1\}ok - \)/\1[host] /' "$CHK/$bname.host.tap" | results
 }
 
 # test_results TEST LOG: "ok|not ok - [TEST] ..." lines for TEST in LOG
@@ -263,35 +243,20 @@ else
 	result ok "[isolation] nta_isolation.sh # SKIP not in the initramfs"
 fi
 
-# 9. KUnit: KTAP printed at boot, before /init (the dmesg dump repeats it).
-kunit_lines() {
-	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" | sed -nE 's/^\[ *[0-9]+\.[0-9]+\] ?//p' | awk '
-		/^    # Subtest: / { suite = $3 }
-		/^    (not )?ok / {
-			d = $0; bad = (d ~ /^    not ok/)
-			sub(/^    (not )?ok [0-9]+ /, "", d)
-			printf "%s - [kunit] %s.%s\n", bad ? "not ok" : "ok", suite, d
-		}
-		/^(not )?ok [0-9]+ / {
-			d = $0; bad = (d ~ /^not ok/)
-			sub(/^(not )?ok [0-9]+ /, "", d)
-			printf "%s - [kunit] suite %s\n", bad ? "not ok" : "ok", d
-		}'
-}
-kl=$(kunit_lines "$blog")
+# 9. KUnit: the KTAP printed at boot, before /init (the dmesg dump repeats
+# it), parsed by the tree's kunit.py.
+sed -n '/^NTA-DMESG-BEGIN/q;p' "$blog" |
+	python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/kunit.json" >"$CHK/kunit.txt" 2>&1
+kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/kunit.json" 2>/dev/null)
 if [ -n "$kl" ]; then
-	while IFS= read -r l; do
-		case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; *) result ok "${l#ok - }" ;; esac
-	done <<<"$kl"
+	results <<<"$kl"
 elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
-	result "not ok" "[kunit] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console"
+	result "not ok" "[kunit] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/kunit.txt)"
 else
 	result ok "[kunit] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
 fi
 
 # 10. kernel splats in every console: the scanner make demo uses too.
-while IFS= read -r l; do
-	case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; "ok - "*) result ok "${l#ok - }" ;; *) echo "$l" ;; esac
-done < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)
+results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)
 
 finish
