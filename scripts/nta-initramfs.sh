@@ -65,6 +65,8 @@ if [ -f "$sdir/Makefile" ]; then
 	for t in $(cat "$LIST"); do
 		[ -x "$R/nta/$t" ] || die "selftest $t is listed but not installed as an executable in /nta"
 	done
+	# nta_lib.sh sources ../kselftest/ktap_helpers.sh.
+	install -D -m 644 "$NTA_TREE/tools/testing/selftests/kselftest/ktap_helpers.sh" "$R/kselftest/ktap_helpers.sh"
 	info "selftests: $(wc -w <"$LIST") tests: $(tr '\n' ' ' <"$LIST")"
 fi
 
