@@ -173,12 +173,6 @@ cmd_series() {
 		if ! git -C "$W/s" apply -v --whitespace=nowarn "${excl[@]}" "$p" >"$W/apply.out" 2>&1; then
 			echo "error: patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree:" >&2
 			sed 's/^/    | /' "$W/apply.out" >&2
-			local ff fl
-			ff=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\1/p' "$W/apply.out" | head -1)
-			fl=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\2/p' "$W/apply.out" | head -1)
-			[ -n "$ff" ] && awk -v f="$ff" -v l="$fl" '
-				/^diff --git / { in_f = ($3 == "a/" f) }
-				in_f && index($0, "@@ -" l ",") == 1 { printf "    failing hunk: %s:%d: %s\n", FILENAME, NR, $0 }' "$p" >&2
 			exit 1
 		fi
 	done
@@ -339,7 +333,7 @@ write_if_changed() {	# DEST (content on stdin)
 	return 0
 }
 
-# unsign: a commit message on stdin without the last Signed-off-by of IDENT.
+# unsign: a commit message on stdin without its last line if that is IDENT's sign-off.
 unsign() {
 	awk -v s="Signed-off-by: $IDENT" '{ l[NR] = $0 } END {
 		n = NR; if (l[n] == s) { n--; while (n > 0 && l[n] == "") n-- }
@@ -349,13 +343,14 @@ unsign() {
 cmd_refresh() {
 	need_tree
 	load_series
-	identity
 	T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"
 	[ -z "$(T status --porcelain -uno | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
 	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
-	local commits=() c k=0 s subj seen=" " newf changed=0 tmpidx
+	local commits=() c k=0 s subj seen=" " newf changed=0
 	mapfile -t commits < <(T rev-list --reverse --topo-order nta-base..nta)
+	# The sign-off to drop and the identity to turn back into @AUTHOR@: the series'.
+	IDENT=$(T log -1 --format='%an <%ae>' "${commits[0]:-nta}")
 	for c in "${commits[@]}"; do
 		[ "$(T rev-list --parents -n1 "$c" | wc -w)" = 2 ] || die "commit $c on nta is a merge; keep the branch linear"
 	done
@@ -365,8 +360,8 @@ cmd_refresh() {
 		oldfiles[${slugs[k]}]=${nfiles[k]}
 		[ -f "$NTA_PATCHES/${slugs[k]}.msg" ] && bysubj[$(head -1 "$NTA_PATCHES/${slugs[k]}.msg")]=${slugs[k]}
 	done
-	local newslugs=() newfiles=()
-	tmpidx=$(mktemp)
+	local newslugs=() newfiles=() W
+	W=$(mktemp)	# a scratch index
 	for c in "${commits[@]}"; do
 		subj=$(T log -1 --format=%s "$c")
 		s=$(T notes --ref=$NOTES show "$c" 2>/dev/null | head -1)
@@ -391,21 +386,15 @@ cmd_refresh() {
 		for f in "${newf[@]}"; do [ -n "$f" ] && excl+=(":(exclude)$f"); done
 		if T diff --quiet "$c^" "$c" -- "${excl[@]}"; then
 			[ -f "$dp" ] && { rm -f "$dp"; info "removed patches/$s.diff (no changes to existing files)"; changed=1; }
+		elif [ -f "$dp" ] && GIT_INDEX_FILE=$W T read-tree "$c^" &&	# the old diff still says the same:
+			with_author "$dp" | GIT_INDEX_FILE=$W T apply --cached --whitespace=nowarn 2>/dev/null &&
+			GIT_INDEX_FILE=$W T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
+			:	# keep it as written
 		else
-			local keep=0
-			if [ -f "$dp" ]; then	# the old diff still says the same: keep it as written
-				if GIT_INDEX_FILE=$tmpidx T read-tree "$c^" &&
-				   with_author "$dp" | GIT_INDEX_FILE=$tmpidx T apply --cached --whitespace=nowarn 2>/dev/null &&
-				   GIT_INDEX_FILE=$tmpidx T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
-					keep=1
-				fi
-			fi
-			if [ $keep = 0 ]; then
-				T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" |
-					awk -v i="$IDENT" '{ while ((p = index($0, i)) > 0)
-						$0 = substr($0, 1, p - 1) "@AUTHOR@" substr($0, p + length(i)); print }' >"$dp"
-				info "wrote patches/$s.diff"; changed=1
-			fi
+			T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" |
+				awk -v i="$IDENT" '{ while ((p = index($0, i)) > 0)
+					$0 = substr($0, 1, p - 1) "@AUTHOR@" substr($0, p + length(i)); print }' >"$dp"
+			info "wrote patches/$s.diff"; changed=1
 		fi
 		# New files: final content from the branch tip.
 		for f in "${newf[@]}"; do
@@ -420,7 +409,7 @@ cmd_refresh() {
 			[ "$mode" = 100644 ] && chmod 644 "$NTA_SRC/$f"
 		done
 	done
-	rm -f "$tmpidx"
+	rm -f "$W"
 	# The series file, rewritten only when the entries changed (comments kept).
 	local old new
 	old=$(series_entries)
