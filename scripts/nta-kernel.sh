@@ -35,7 +35,7 @@ touched_files() {
 # the fragments (the same as olddefconfig) and reports every requested value
 # that did not take; one the fragments asked for stops the build.
 configure() {
-	local log=$NTA_LOGS/kernel-$flavour-config.log dropped= s
+	local log=$NTA_LOGS/kernel-$flavour-config.log dropped='' s
 	"${kmake[@]}" tinyconfig >"$log" 2>&1 || fail_log "$log" "make tinyconfig failed"
 	(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -O "$B" "$B/.config" "${frags[@]}") >>"$log" 2>&1 ||
 		fail_log "$log" "merge_config.sh failed"
