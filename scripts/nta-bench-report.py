@@ -83,24 +83,27 @@ def scan_splats(logs):
     return 1 if bad else 0
 
 WORKLOADS = [
-    # name, label, kind
-    ('web_ka_64', 'web keep-alive 64 B (nta_load)', 'web'),
-    ('web_ka_1k', 'web keep-alive 1 KiB (nta_load)', 'web'),
-    ('web_ka_16k', 'web keep-alive 16 KiB (nta_load)', 'web'),
-    ('web_close_1k', 'web conn/request 1 KiB (nta_load)', 'web'),
-    ('web_close_16k', 'web conn/request 16 KiB (nta_load)', 'web'),
-    ('wrk_ka_1k', 'web keep-alive 1 KiB (wrk)', 'web'),
-    ('iperf_tcp', 'iperf3 TCP loopback', 'net'),
-    ('iperf_udp_64', 'iperf3 UDP 64 B', 'net'),
-    ('iperf_udp_1400', 'iperf3 UDP 1400 B', 'net'),
-    ('iperf_udp_8000', 'iperf3 UDP 8000 B', 'net'),
+    # name, label, kind, plot label
+    ('web_ka_64', 'web keep-alive 64 B (nta_load)', 'web', 'ka 64'),
+    ('web_ka_1k', 'web keep-alive 1 KiB (nta_load)', 'web', 'ka 1k'),
+    ('web_ka_16k', 'web keep-alive 16 KiB (nta_load)', 'web', 'ka 16k'),
+    ('web_close_1k', 'web conn/request 1 KiB (nta_load)', 'web', 'close 1k'),
+    ('web_close_16k', 'web conn/request 16 KiB (nta_load)', 'web', 'close 16k'),
+    ('wrk_ka_1k', 'web keep-alive 1 KiB (wrk)', 'web', 'wrk 1k'),
+    ('iperf_tcp', 'iperf3 TCP loopback', 'net', 'TCP'),
+    ('iperf_udp_64', 'iperf3 UDP 64 B', 'net', 'UDP 64'),
+    ('iperf_udp_1400', 'iperf3 UDP 1400 B', 'net', 'UDP 1400'),
+    ('iperf_udp_8000', 'iperf3 UDP 8000 B', 'net', 'UDP 8000'),
 ]
-SHORT = {
-    'web_ka_64': 'ka 64', 'web_ka_1k': 'ka 1k', 'web_ka_16k': 'ka 16k',
-    'web_close_1k': 'close 1k', 'web_close_16k': 'close 16k',
-    'wrk_ka_1k': 'wrk 1k', 'iperf_tcp': 'TCP', 'iperf_udp_64': 'UDP 64',
-    'iperf_udp_1400': 'UDP 1400', 'iperf_udp_8000': 'UDP 8000',
-}
+SHORT = {w[0]: w[3] for w in WORKLOADS}
+
+
+def num(v, float_ok=True):
+    """V as an int (or a float when it has a point), else unchanged."""
+    try:
+        return float(v) if float_ok and '.' in v else int(v)
+    except ValueError:
+        return v
 
 
 def parse_console(path):
@@ -118,16 +121,8 @@ def parse_console(path):
             head, _, why = line.partition(' why=')
             w = head.split()
             r = {'workload': w[2]}
-            for kv in w[3:]:
-                k, _, v = kv.partition('=')
-                r[k] = v
-            for k in list(r):
-                if k in ('workload', 'nta', 'status', 'unit'):
-                    continue
-                try:
-                    r[k] = float(r[k]) if '.' in r[k] else int(r[k])
-                except ValueError:
-                    pass
+            for k, _, v in (kv.partition('=') for kv in w[3:]):
+                r[k] = v if k in ('nta', 'status', 'unit') else num(v)
             r['why'] = [] if why.strip() in ('', '-') else [why.strip()]
             if r.get('status') != 'ok' and not r['why']:
                 r['why'] = ['status ' + str(r.get('status'))]
@@ -141,10 +136,7 @@ def parse_console(path):
         if line.startswith('NTA-METRIC pool '):
             w = line.split()
             if len(w) >= 4:
-                try:
-                    pool[w[2]] = int(w[3])
-                except ValueError:
-                    pool[w[2]] = w[3]
+                pool[w[2]] = num(w[3], float_ok=False)
             continue
         if line.startswith('NTA-PERCPU '):
             percpu.append(line[len('NTA-PERCPU '):].split())
@@ -190,15 +182,7 @@ def fmt(v, unit=''):
     if v is None:
         return '-'
     a = abs(v)
-    if a >= 10000:
-        s = f'{v:.0f}'
-    elif a >= 100:
-        s = f'{v:.0f}'
-    elif a >= 10:
-        s = f'{v:.1f}'
-    else:
-        s = f'{v:.2f}'
-    return s + unit
+    return (f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}') + unit
 
 
 def fmt_stat(st):
@@ -216,7 +200,7 @@ def ratio(a, b):
 def build(rounds, pool, percpu, steps, splats_outside):
     res = []
     present = {r['workload'] for r in rounds}
-    known = [w for w in WORKLOADS if w[0] in present]
+    known = [w[:3] for w in WORKLOADS if w[0] in present]
     known += [(w, w, 'net') for w in sorted(present) if w not in SHORT]
     for name, label, kind in known:
         rs = [r for r in rounds if r['workload'] == name]
@@ -440,7 +424,7 @@ def problem_lines(res, steps, splats_outside, meta):
             why = ' (killed by the per-step timeout)' if rc == 137 else ''
             out.append(f"guest step {st} ended with rc={rc}{why}")
     have = {w['name'] for w in res}
-    for name, label, kind in WORKLOADS:
+    for name, *_ in WORKLOADS:
         step = ('demo_web' if name.startswith(('web_', 'wrk_')) else
                 'demo_udp' if name.startswith('iperf_udp') else 'demo_iperf')
         if step not in meta['steps_expected'] or name in have:
