@@ -51,18 +51,8 @@ step() {
 }
 
 finish() {
-	local pass fail skip n=0
-	{
-		echo "TAP version 13"
-		echo "1..$(wc -l <"$RES")"
-		while IFS= read -r l; do
-			n=$((n + 1))
-			case $l in
-			"not ok - "*) echo "not ok $n - ${l#not ok - }" ;;
-			*) echo "ok $n - ${l#ok - }" ;;
-			esac
-		done <"$RES"
-	} >"$CHK/results.tap"
+	local pass fail skip
+	{ echo "TAP version 13"; echo "1..$(wc -l <"$RES")"; awk '{ sub(/ - /, " " NR " - ") } 1' "$RES"; } >"$CHK/results.tap"
 	fail=$(grep -c '^not ok' "$RES")
 	skip=$(grep -c '^ok .*# SKIP' "$RES")
 	pass=$(( $(grep -c '^ok' "$RES") - skip ))
