@@ -19,7 +19,7 @@
 #   make pahole                     struct sk_buff size: base vs series
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
-#   make bench-micro                perf kernel + CONFIG_NTA_BENCH, in-kernel microbenchmark table
+#   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -77,7 +77,7 @@ bench:
 	@$(S)/nta-demo.sh bench
 
 bench-micro:
-	@$(S)/nta-bench-micro.sh
+	@$(S)/nta-demo.sh bench-micro
 
 clean:
 	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot

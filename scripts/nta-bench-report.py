@@ -4,6 +4,8 @@
 table.txt, results.json, results.dat + results.gp -> results.svg (gnuplot).
 
     nta-bench-report.py --log CONSOLE --out DIR --command CMD [--rounds N --secs S]
+    nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
+    nta-bench-report.py --kunit JSON          (make check: kunit.py parse --json -> TAP lines)
 
 The console carries, per round (scripts/nta-init, demo_round):
     NTA-ROUND-BEGIN <workload> nta=<v> r=<i>
@@ -25,31 +27,83 @@ import sys
 
 USER_HZ = 100
 
-# Same as make check's console scan (scripts/nta-check.sh).
+# Kernel splats, in kernel lines only (with a printk timestamp): make check
+# and make demo both scan with splat().
 SPLAT_RE = re.compile(r'BUG:|WARNING:|KASAN|UBSAN|possible recursive locking|'
                       r'inconsistent lock state|Call Trace|Kernel panic|Oops|'
                       r'general protection fault|detected stall|^={20,}$')
 KTIME_RE = re.compile(r'^.*?\[ *[0-9]+\.[0-9]+\] ?')
 
+
+def splat(line, state):
+    """The kernel message of LINE if it is a splat, else None.  Between
+    nta_isolation.sh's "fail_page_alloc armed" and "disarmed" lines the page
+    allocator's failure reports are expected: their "Call Trace" is accepted
+    there, and only there (state: a dict kept across the lines of a log)."""
+    if not KTIME_RE.match(line):
+        return None
+    msg = KTIME_RE.sub('', line, count=1)
+    if 'nta_isolation: fail_page_alloc armed' in msg:
+        state['fpa'] = True
+    elif 'nta_isolation: fail_page_alloc disarmed' in msg:
+        state['fpa'] = False
+    if not SPLAT_RE.search(msg) or (state.get('fpa') and 'Call Trace' in msg):
+        return None
+    return msg.strip()
+
+
+def kunit_tap(group, path):
+    """A TAP line per KUnit case of kunit.py's JSON, named suite.case."""
+    for g in group.get('sub_groups', []):
+        kunit_tap(g, path + [g['name']])
+    for c in group.get('test_cases', []):
+        st = c['status']
+        print(f"{'ok' if st in ('PASS', 'SKIP') else 'not ok'} - [kunit] "
+              f"{'.'.join(path + [c['name']])}{' # SKIP' if st == 'SKIP' else ''}"
+              f"{'' if st in ('PASS', 'SKIP') else ' (' + st + ')'}")
+
+
+def scan_splats(logs):
+    """make check: one TAP line per console log, the splat lines below it."""
+    bad = 0
+    for path in filter(os.path.exists, logs):
+        state, seen = {}, []
+        with open(path, errors='replace') as f:
+            for line in f:
+                m = splat(line.rstrip('\r\n'), state)
+                if m and m not in seen:
+                    seen.append(m)
+        name = os.path.basename(path)
+        if seen:
+            bad += 1
+            print(f'not ok - [console] {name}: kernel splat ({len(seen)} lines)')
+            print('\n'.join('      | ' + m for m in seen[:40]))
+        else:
+            print(f'ok - [console] {name}: no kernel splat (BUG/WARNING/KASAN/UBSAN/lockdep/panic)')
+    return 1 if bad else 0
+
 WORKLOADS = [
-    # name, label, kind
-    ('web_ka_64', 'web keep-alive 64 B (nta_load)', 'web'),
-    ('web_ka_1k', 'web keep-alive 1 KiB (nta_load)', 'web'),
-    ('web_ka_16k', 'web keep-alive 16 KiB (nta_load)', 'web'),
-    ('web_close_1k', 'web conn/request 1 KiB (nta_load)', 'web'),
-    ('web_close_16k', 'web conn/request 16 KiB (nta_load)', 'web'),
-    ('wrk_ka_1k', 'web keep-alive 1 KiB (wrk)', 'web'),
-    ('iperf_tcp', 'iperf3 TCP loopback', 'net'),
-    ('iperf_udp_64', 'iperf3 UDP 64 B', 'net'),
-    ('iperf_udp_1400', 'iperf3 UDP 1400 B', 'net'),
-    ('iperf_udp_8000', 'iperf3 UDP 8000 B', 'net'),
+    # name, label, kind, plot label
+    ('web_ka_64', 'web keep-alive 64 B (nta_load)', 'web', 'ka 64'),
+    ('web_ka_1k', 'web keep-alive 1 KiB (nta_load)', 'web', 'ka 1k'),
+    ('web_ka_16k', 'web keep-alive 16 KiB (nta_load)', 'web', 'ka 16k'),
+    ('web_close_1k', 'web conn/request 1 KiB (nta_load)', 'web', 'close 1k'),
+    ('web_close_16k', 'web conn/request 16 KiB (nta_load)', 'web', 'close 16k'),
+    ('wrk_ka_1k', 'web keep-alive 1 KiB (wrk)', 'web', 'wrk 1k'),
+    ('iperf_tcp', 'iperf3 TCP loopback', 'net', 'TCP'),
+    ('iperf_udp_64', 'iperf3 UDP 64 B', 'net', 'UDP 64'),
+    ('iperf_udp_1400', 'iperf3 UDP 1400 B', 'net', 'UDP 1400'),
+    ('iperf_udp_8000', 'iperf3 UDP 8000 B', 'net', 'UDP 8000'),
 ]
-SHORT = {
-    'web_ka_64': 'ka 64', 'web_ka_1k': 'ka 1k', 'web_ka_16k': 'ka 16k',
-    'web_close_1k': 'close 1k', 'web_close_16k': 'close 16k',
-    'wrk_ka_1k': 'wrk 1k', 'iperf_tcp': 'TCP', 'iperf_udp_64': 'UDP 64',
-    'iperf_udp_1400': 'UDP 1400', 'iperf_udp_8000': 'UDP 8000',
-}
+SHORT = {w[0]: w[3] for w in WORKLOADS}
+
+
+def num(v, float_ok=True):
+    """V as an int (or a float when it has a point), else unchanged."""
+    try:
+        return float(v) if float_ok and '.' in v else int(v)
+    except ValueError:
+        return v
 
 
 def parse_console(path):
@@ -58,13 +112,8 @@ def parse_console(path):
     open_round = None
     with open(path, errors='replace') as f:
         lines = [l.rstrip('\r\n') for l in f]
-    expected = False
+    state = {}
     for n, line in enumerate(lines, 1):
-        if 'NTA-SPLAT-EXPECTED-BEGIN' in line:
-            expected = True
-        elif 'NTA-SPLAT-EXPECTED-END' in line:
-            expected = False
-            continue
         if line.startswith('NTA-ROUND-BEGIN '):
             open_round = {'begin': n, 'splats': []}
             continue
@@ -72,16 +121,8 @@ def parse_console(path):
             head, _, why = line.partition(' why=')
             w = head.split()
             r = {'workload': w[2]}
-            for kv in w[3:]:
-                k, _, v = kv.partition('=')
-                r[k] = v
-            for k in list(r):
-                if k in ('workload', 'nta', 'status', 'unit'):
-                    continue
-                try:
-                    r[k] = float(r[k]) if '.' in r[k] else int(r[k])
-                except ValueError:
-                    pass
+            for k, _, v in (kv.partition('=') for kv in w[3:]):
+                r[k] = v if k in ('nta', 'status', 'unit') else num(v)
             r['why'] = [] if why.strip() in ('', '-') else [why.strip()]
             if r.get('status') != 'ok' and not r['why']:
                 r['why'] = ['status ' + str(r.get('status'))]
@@ -95,10 +136,7 @@ def parse_console(path):
         if line.startswith('NTA-METRIC pool '):
             w = line.split()
             if len(w) >= 4:
-                try:
-                    pool[w[2]] = int(w[3])
-                except ValueError:
-                    pool[w[2]] = w[3]
+                pool[w[2]] = num(w[3], float_ok=False)
             continue
         if line.startswith('NTA-PERCPU '):
             percpu.append(line[len('NTA-PERCPU '):].split())
@@ -114,14 +152,10 @@ def parse_console(path):
             if len(w) >= 3:
                 steps[w[1]] = int(w[2]) if w[2].lstrip('-').isdigit() else w[2]
             continue
-        # kernel lines only (a printk timestamp), as make check does
-        if not expected and KTIME_RE.match(line):
-            msg = KTIME_RE.sub('', line, count=1)
-            if SPLAT_RE.search(msg):
-                if open_round is not None:
-                    open_round['splats'].append(f'line {n}: {msg.strip()}')
-                else:
-                    splats_outside.append(f'line {n}: {msg.strip()}')
+        msg = splat(line, state)
+        if msg:
+            (open_round['splats'] if open_round is not None else splats_outside).append(
+                f'line {n}: {msg}')
     return rounds, pool, percpu, bench, steps, splats_outside
 
 
@@ -148,15 +182,7 @@ def fmt(v, unit=''):
     if v is None:
         return '-'
     a = abs(v)
-    if a >= 10000:
-        s = f'{v:.0f}'
-    elif a >= 100:
-        s = f'{v:.0f}'
-    elif a >= 10:
-        s = f'{v:.1f}'
-    else:
-        s = f'{v:.2f}'
-    return s + unit
+    return (f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}') + unit
 
 
 def fmt_stat(st):
@@ -174,7 +200,7 @@ def ratio(a, b):
 def build(rounds, pool, percpu, steps, splats_outside):
     res = []
     present = {r['workload'] for r in rounds}
-    known = [w for w in WORKLOADS if w[0] in present]
+    known = [w[:3] for w in WORKLOADS if w[0] in present]
     known += [(w, w, 'net') for w in sorted(present) if w not in SHORT]
     for name, label, kind in known:
         rs = [r for r in rounds if r['workload'] == name]
@@ -336,6 +362,20 @@ def table(res, pool, percpu, bench, steps, splats_outside, meta):
     return '\n'.join(out) + '\n'
 
 
+def summary(res, meta):
+    """The cover letter's @RESULTS@: one line per workload, ratios only."""
+    out = [f"  {meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
+           f"  {'workload':<34} {'req/s, Mbit/s':>13} {'CPU/work':>9} {'head bytes':>10}"]
+    rows = [(w['label'], None if w['refused'] else w['ratio'],
+             None if w['refused'] else w['cpu_ratio'], w['memory']['nta_over_kmalloc'])
+            for w in res]
+    if 'udp_mix' in meta:
+        rows.append(('UDP mix (64+1400+8000 B)', None, None, meta['udp_mix']['nta_over_kmalloc']))
+    for label, t, c, m in rows:
+        out.append(f"  {label:<34} {fmt(t):>13} {fmt(c):>9} {fmt(m):>10}")
+    return '\n'.join(out) + '\n'
+
+
 def fragmentation(pool, percpu):
     """Free bytes in partly used blocks (blocks holding a live or queued
     object), summed over CPUs.  Per CPU, with D = max_size (the data bytes of
@@ -384,7 +424,7 @@ def problem_lines(res, steps, splats_outside, meta):
             why = ' (killed by the per-step timeout)' if rc == 137 else ''
             out.append(f"guest step {st} ended with rc={rc}{why}")
     have = {w['name'] for w in res}
-    for name, label, kind in WORKLOADS:
+    for name, *_ in WORKLOADS:
         step = ('demo_web' if name.startswith(('web_', 'wrk_')) else
                 'demo_udp' if name.startswith('iperf_udp') else 'demo_iperf')
         if step not in meta['steps_expected'] or name in have:
@@ -477,6 +517,12 @@ unset multiplot
 
 
 def main():
+    if sys.argv[1:2] == ['--splats']:
+        return scan_splats(sys.argv[2:])
+    if sys.argv[1:2] == ['--kunit']:
+        with open(sys.argv[2]) as f:
+            kunit_tap(json.load(f), [])
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument('--log', required=True)
     ap.add_argument('--out', required=True)
@@ -536,6 +582,8 @@ def main():
     txt = table(res, pool, percpu, bench, steps, splats_outside, meta)
     with open(os.path.join(a.out, 'table.txt'), 'w') as f:
         f.write(txt)
+    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
+        f.write(summary(res, meta))
     sys.stdout.write(txt)
     problems = problem_lines(res, steps, splats_outside, meta)
     if not a.boot_ok:

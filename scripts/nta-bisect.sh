@@ -5,9 +5,9 @@
 # Each commit of branch nta (as assembled by make series) is checked out in
 # out/tree in turn and built in its own build directory, out/build-bisect,
 # with the perf kernel's config (x86_64 tinyconfig + the fragment
-# tools/testing/selftests/nta/config, as scripts/nta-kernel.sh does) plus
-# CONFIG_NTA_BENCH=y, so that every file of every patch is compiled once a
-# patch has added it.  Kconfig runs again for each prefix: a symbol that
+# tools/testing/selftests/nta/config, as scripts/nta-kernel.sh does; it
+# turns on every NTA option), so that every file of every patch is compiled
+# once a patch has added it.  Kconfig runs again for each prefix: a symbol that
 # does not exist yet is dropped by olddefconfig, which is the point.
 #
 # The builds are incremental: the last patch first, whose config and
@@ -38,9 +38,6 @@ N=${#commits[@]}
 mkdir -p "$B"
 frag=$NTA_ROOT/tools/testing/selftests/nta/config
 [ -f "$frag" ] || die "config fragment $frag missing"
-extra=$B/bisect.config
-printf '%s\n' "# Added by scripts/nta-bisect.sh: compile every NTA file." \
-	"CONFIG_NTA_BENCH=y" >"$extra"
 
 nta_kmake "$B"
 
@@ -66,12 +63,12 @@ build() {
 	# Configure again only when a Kconfig file or a fragment changed since
 	# the last configuration.  (Kbuild's per-option dependencies keep even a
 	# rewritten .config incremental; this only saves the Kconfig runs.)
-	key=$({ T ls-tree -r "$c" | grep -E '(^|/)Kconfig[^/]*$'; cat "$frag" "$extra"; } | sha1sum | cut -c1-40)
+	key=$({ T ls-tree -r "$c" | grep -E '(^|/)Kconfig[^/]*$'; cat "$frag"; } | sha1sum | cut -c1-40)
 	if [ "$key" != "$(cat "$B/.bisect-config-key" 2>/dev/null)" ] || [ ! -f "$B/.config" ]; then
 		rm -f "$B/.bisect-config-key"
 		{
 			"${kmake[@]}" tinyconfig &&
-			(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "$frag" "$extra") &&
+			(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "$frag") &&
 			"${kmake[@]}" olddefconfig
 		} >>"$log" 2>&1 || { say "not ok $k/$N $slug: configuration failed ($log)"; failed=1; return; }
 		echo "$key" >"$B/.bisect-config-key"
@@ -95,11 +92,10 @@ build() {
 		"$(grep -cE '^CONFIG_NTA_[A-Z_]+=y' "$B/.config") CONFIG_NTA_* on)"
 }
 
-order=("$N")
-for ((k = N - 1; k >= 1; k--)); do order+=("$k"); done
-t_all=$SECONDS
-for k in "${order[@]}"; do build "$k"; done
-info "check-bisect: $N prefixes in $((SECONDS - t_all))s (results also in ${NTA_LOGS#$NTA_ROOT/}/bisect.txt)"
-[ $failed = 0 ]
-# Stop here: a script edited while a build runs must not be read further.
-exit $?
+main() {
+	local k t_all=$SECONDS
+	for ((k = N; k >= 1; k--)); do build "$k"; done
+	info "check-bisect: $N prefixes in $((SECONDS - t_all))s (results also in ${NTA_LOGS#$NTA_ROOT/}/bisect.txt)"
+	[ $failed = 0 ]
+}
+main "$@"; exit	# read whole before it runs: safe to edit during a build

@@ -14,12 +14,11 @@
 #   ok/not ok ... (column 0)          the test's own TAP lines
 #   NTA-METRIC <key> <value...>       a number for tables (demo, benchmarks)
 #   NTA-TEST-END <test> <rc>          the test exited with rc (137: killed by timeout)
-#   NTA-HOST-IPERF <gport> <tcp|tcp-r|udp> <secs>
+#   NTA-HOST-IPERF <gport> <tcp|tcp-r> <secs>
 #       the guest started `iperf3 -s -1 -p <gport>` and asks the host for a
 #       client.  The runner maps <gport> (5201 only) to its hostfwd port and
 #       runs `iperf3 -c 127.0.0.1 -p <hostport> -t <secs>` in the background
-#       (tcp-r adds -R: the guest sends; udp adds -u -b 100M, but slirp with
-#       restrict=on drops the guest's UDP replies, so no test uses it), output
+#       (tcp-r adds -R: the guest sends), output
 #       in <outdir>/<name>.host-<n>.txt.  The guest test asserts its server
 #       moved data; the runner adds one TAP line per client run to
 #       <outdir>/<name>.host.tap.
@@ -45,10 +44,10 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scr
 mkdir -p "$outdir"
 step_banner "boot: ${kernel#$NTA_ROOT/}"
 
-# A free port on 127.0.0.1 for both TCP and UDP.
+# A free TCP port on 127.0.0.1.
 free_port() {
 	local p used
-	used=$(ss -Htanu 2>/dev/null | awk '{print $5}' | sed -n 's/.*:\([0-9]\+\)$/\1/p' | sort -u)
+	used=$(ss -Htan 2>/dev/null | awk '{print $5}' | sed -n 's/.*:\([0-9]\+\)$/\1/p' | sort -u)
 	for _ in $(seq 200); do
 		p=$((20000 + RANDOM % 30000))
 		grep -qx "$p" <<<"$used" || { echo $p; return; }
@@ -59,7 +58,7 @@ hport=$(free_port)
 
 qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m 1G -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
-	-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$hport-:5201,hostfwd=udp:127.0.0.1:$hport-:5201"
+	-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)
 cmd="console=ttyS0 panic=-1 oops=panic${plan:+ ntaplan=$plan} $append"
 
@@ -99,9 +98,8 @@ watch_console() {
 				continue
 			fi
 			(
-				extra=()
-				case $proto in udp) extra=(-u -b 100M) ;; tcp-r) extra=(-R) ;; esac
-				if iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 "${extra[@]}" >"$hl" 2>&1; then
+				r=; [ "$proto" = tcp-r ] && r=-R
+				if iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 $r >"$hl" 2>&1; then
 					echo "ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport" >>"$htap"
 				else
 					echo "not ok - host iperf3 client ($proto) to guest via 127.0.0.1:$hport failed (see $hl)" >>"$htap"

@@ -16,7 +16,8 @@
 # A workload with a failed round (failed requests, iperf3 error, a kernel
 # splat during the round) gets no ratio; the table says which round and why.
 #
-#   scripts/nta-demo.sh [demo|bench]
+#   scripts/nta-demo.sh [demo|bench|bench-micro]
+# bench-micro: only demo_bench (the in-kernel microbenchmark), into out/bench-micro/.
 #
 # Environment (demo default / bench default):
 #   NTA_DEMO_ROUNDS  rounds per setting and workload    (5 / 11)
@@ -29,7 +30,8 @@ mode=${1:-demo}
 case $mode in
 demo)	rounds=${NTA_DEMO_ROUNDS:-5} secs=${NTA_DEMO_SECS:-2} micro=${NTA_DEMO_MICRO:-1,7} ;;
 bench)	rounds=${NTA_DEMO_ROUNDS:-11} secs=${NTA_DEMO_SECS:-5} micro=${NTA_DEMO_MICRO:-3,11} ;;
-*)	die "usage: $0 [demo|bench]" ;;
+bench-micro) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
+*)	die "usage: $0 [demo|bench|bench-micro]" ;;
 esac
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] ||
 	die "NTA_DEMO_ROUNDS and NTA_DEMO_SECS must be positive integers"
@@ -55,10 +57,6 @@ done
 "$NTA_ROOT/scripts/nta-deps.sh" || exit 1
 "$NTA_ROOT/scripts/nta-tree.sh" || exit 1
 "$NTA_ROOT/scripts/nta-series.sh" series || exit 1
-# The microbenchmark needs CONFIG_NTA_BENCH, which the perf fragment may lack.
-if [ $bench = 1 ] && ! grep -qx 'CONFIG_NTA_BENCH=y' "$NTA_ROOT/tools/testing/selftests/nta/config"; then
-	export NTA_CONFIG_EXTRA=${NTA_CONFIG_EXTRA:-$NTA_ROOT/scripts/nta-bench.config}
-fi
 "$NTA_ROOT/scripts/nta-kernel.sh" perf || exit 1
 "$NTA_ROOT/scripts/nta-initramfs.sh" || exit 1
 

@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make initramfs: out/initramfs.cpio.gz with busybox-static, iperf3 (and wrk)
 # with the shared libraries they need, the selftests (tools/testing/selftests/nta,
-# built and installed into /nta), scripts/nta-stat if present, and
-# scripts/nta-init as /init.  Writes out/initramfs/tests.txt: the selftests'
+# built and installed into /nta), and scripts/nta-init as /init.  Writes out/initramfs/tests.txt: the selftests'
 # test names (kselftest emit_tests), used by make check as the guest plan.
 . "$(dirname "$0")/nta-lib.sh"
 
@@ -66,11 +65,9 @@ if [ -f "$sdir/Makefile" ]; then
 	for t in $(cat "$LIST"); do
 		[ -x "$R/nta/$t" ] || die "selftest $t is listed but not installed as an executable in /nta"
 	done
+	# nta_lib.sh sources ../kselftest/ktap_helpers.sh.
+	install -D -m 644 "$NTA_TREE/tools/testing/selftests/kselftest/ktap_helpers.sh" "$R/kselftest/ktap_helpers.sh"
 	info "selftests: $(wc -w <"$LIST") tests: $(tr '\n' ' ' <"$LIST")"
-fi
-if [ -f "$NTA_ROOT/scripts/nta-stat" ]; then
-	install -m 755 "$NTA_ROOT/scripts/nta-stat" "$R/nta/nta-stat"
-	ln -sf /nta/nta-stat "$R/usr/bin/nta-stat"
 fi
 
 install -m 755 "$NTA_ROOT/scripts/nta-init" "$R/init"

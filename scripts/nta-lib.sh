@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared helpers for the NTA tooling scripts.  Sourced, not executed.
 #
 # Every step prints a one-line banner with the elapsed time of the whole run

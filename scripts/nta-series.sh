@@ -9,8 +9,10 @@
 #
 #     <slug> <new files this patch adds...>        (# starts a comment)
 #
-# patches/<slug>.msg is the commit message (subject, blank line, body,
-# Signed-off-by: Name <mail>; the first Signed-off-by is the author).
+# patches/<slug>.msg is the commit message (subject, blank line, body).
+# Author and Signed-off-by are the git identity of whoever runs make series
+# (git config user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL);
+# @AUTHOR@ in a .diff (the MAINTAINERS entry) becomes "Name <mail>".
 # patches/<slug>.diff, optional, is a unified git diff of the patch's changes
 # to files that exist at that point: base-tree files, or new files of an
 # EARLIER patch (e.g. the KUnit patch adding a line to net/core/alloc/Makefile).
@@ -69,13 +71,25 @@ diff_paths() {
 	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$1" | sort -u
 }
 
-author_of() {	# MSGFILE -> "Name <mail>" of the first Signed-off-by
-	sed -n 's/^Signed-off-by:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' "$1" | head -1
+# The identity the series is written by: NAME, MAIL, IDENT="NAME <MAIL>".
+identity() {
+	NAME=${GIT_AUTHOR_NAME:-$(git -C "$NTA_ROOT" config user.name)}
+	MAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$NTA_ROOT" config user.email)}
+	if [ -z "$NAME" ] || [ -z "$MAIL" ]; then
+		NAME="NTA Developer" MAIL=nta@localhost
+		warn "no git identity (git config user.name/user.email): patches are from and" \
+			"signed off by '$NAME <$MAIL>', not for posting"
+	fi
+	IDENT="$NAME <$MAIL>"
 }
+
+# with_author FILE: FILE with @AUTHOR@ replaced by the identity.
+with_author() { awk -v i="$IDENT" '{ gsub(/@AUTHOR@/, i); print }' "$1"; }
 
 input_hash() {
 	{
 		nta_base
+		echo "$IDENT"
 		[ -f "$NTA_PATCHES/series" ] && cat "$NTA_PATCHES/series"
 		local s f
 		for s in "${slugs[@]}"; do
@@ -107,12 +121,12 @@ guard_tree() {
 cmd_series() {
 	need_tree
 	load_series
+	identity
 	local N=${#slugs[@]} k s f p hash log=$NTA_LOGS/series.log
 	: >"$log"
 	for ((k = 0; k < N; k++)); do
 		s=${slugs[k]}
 		[ -f "$NTA_PATCHES/$s.msg" ] || die "patches/$s.msg missing (commit message of patch '$s')"
-		[ -n "$(author_of "$NTA_PATCHES/$s.msg")" ] || die "patches/$s.msg has no Signed-off-by: line"
 		for f in ${nfiles[k]}; do
 			[ -f "$NTA_SRC/$f" ] || die "patches/series: patch '$s' adds $f, which is not in the repository"
 			T cat-file -e "nta-base:$f" 2>/dev/null &&
@@ -131,8 +145,11 @@ cmd_series() {
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-series.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
 	snaps=$W/snap
-	mkdir -p "$W/s" "$snaps"
+	mkdir -p "$W/s" "$snaps" "$W/d"
 	git init -q "$W/s"
+	for s in "${slugs[@]}"; do
+		[ -f "$NTA_PATCHES/$s.diff" ] && with_author "$NTA_PATCHES/$s.diff" >"$W/d/$s.diff"
+	done
 
 	# Every path the series touches.
 	mapfile -t touched < <({
@@ -147,7 +164,7 @@ cmd_series() {
 	local excl=()
 	for f in $allnew; do excl+=(--exclude="$f"); done
 	for ((k = 0; k < N; k++)); do
-		s=${slugs[k]}; p=$NTA_PATCHES/$s.diff
+		s=${slugs[k]}; p=$W/d/$s.diff
 		[ -f "$p" ] || continue
 		for f in ${nfiles[k]}; do
 			diff_paths "$p" | grep -qx "$f" &&
@@ -156,12 +173,6 @@ cmd_series() {
 		if ! git -C "$W/s" apply -v --whitespace=nowarn "${excl[@]}" "$p" >"$W/apply.out" 2>&1; then
 			echo "error: patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree:" >&2
 			sed 's/^/    | /' "$W/apply.out" >&2
-			local ff fl
-			ff=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\1/p' "$W/apply.out" | head -1)
-			fl=$(sed -n 's/^error: patch failed: \(.*\):\([0-9]*\)$/\2/p' "$W/apply.out" | head -1)
-			[ -n "$ff" ] && awk -v f="$ff" -v l="$fl" '
-				/^diff --git / { in_f = ($3 == "a/" f) }
-				in_f && index($0, "@@ -" l ",") == 1 { printf "    failing hunk: %s:%d: %s\n", FILENAME, NR, $0 }' "$p" >&2
 			exit 1
 		fi
 	done
@@ -172,7 +183,7 @@ cmd_series() {
 
 	# Backwards: S_{k-1} = S_k - diff k - new files of k.
 	for ((k = N; k >= 1; k--)); do
-		s=${slugs[k - 1]}; p=$NTA_PATCHES/$s.diff
+		s=${slugs[k - 1]}; p=$W/d/$s.diff
 		mkdir -p "$snaps/$k"
 		(cd "$W/s" && tar -c --exclude=./.git .) | tar -x -C "$snaps/$k"
 		if [ -f "$p" ] && ! git -C "$W/s" apply -v -R --whitespace=nowarn "$p" >"$W/apply.out" 2>&1; then
@@ -220,11 +231,9 @@ cmd_series() {
 		done
 		T update-index --add --remove -- "${touched[@]}" >>"$log" 2>&1 || fail_log "$log" "git update-index failed"
 		T diff --cached --quiet && die "patch $k '$s' changes nothing"
-		local a name mail
-		a=$(author_of "$NTA_PATCHES/$s.msg"); name=${a% <*}; mail=${a##*<}; mail=${mail%>}
-		GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$mail GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$mail \
+		GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
 		GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
-			T commit -q --no-verify --cleanup=verbatim -F "$NTA_PATCHES/$s.msg" >>"$log" 2>&1 ||
+			T commit -q --no-verify --signoff --cleanup=verbatim -F "$NTA_PATCHES/$s.msg" >>"$log" 2>&1 ||
 			fail_log "$log" "commit of patch $k '$s' failed"
 		T notes --ref=$NOTES add -f -m "$s" HEAD >>"$log" 2>&1
 		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s HEAD) ($(T diff --shortstat HEAD^ HEAD | sed 's/^ //'))"
@@ -255,22 +264,21 @@ export_series() {
 		info "the series is empty (patches/series lists no patch): nothing to export"
 		return 0
 	fi
-	local a name mail
-	a=$(T log -1 --format='%an <%ae>' "$(T rev-list --reverse nta-base..nta | head -1)")
-	name=${a% <*}; mail=${a##*<}; mail=${mail%>}
-	T -c user.name="$name" -c user.email="$mail" format-patch -q --cover-letter --subject-prefix='PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
+	# RFC while the base is 6.12.y: net-next patches must apply to net-next.
+	T -c user.name="$NAME" -c user.email="$MAIL" format-patch -q --cover-letter \
+		--subject-prefix='RFC PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
 		>>"$log" 2>&1 || fail_log "$log" "git format-patch failed"
 	local body=$NTA_PATCHES/cover-letter.txt
-	# @RESULTS@ in the body: the newest table of make demo / make bench.
+	# @RESULTS@ in the body: the ratio summary of the newest make demo / make bench.
 	local results
-	results=$(ls -t "$NTA_OUT"/demo/table.txt "$NTA_OUT"/bench/table.txt 2>/dev/null | head -1)
+	results=$(ls -t "$NTA_OUT"/demo/summary.txt "$NTA_OUT"/bench/summary.txt 2>/dev/null | head -1)
 	awk -v body="$body" -v results="$results" '
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
 		/^\*\*\* BLURB HERE \*\*\*$/ {
 			if ((getline line < body) > 0) {
 				do {
 					if (line != "@RESULTS@") print line
-					else if (results == "") print "(no results yet: run make demo)"
+					else if (results == "") print "  (no results yet: run make demo)"
 					else while ((getline r < results) > 0) print r
 				} while ((getline line < body) > 0)
 			} else print "(cover letter placeholder: write patches/cover-letter.txt)"
@@ -325,6 +333,13 @@ write_if_changed() {	# DEST (content on stdin)
 	return 0
 }
 
+# unsign: a commit message on stdin without its last line if that is IDENT's sign-off.
+unsign() {
+	awk -v s="Signed-off-by: $IDENT" '{ l[NR] = $0 } END {
+		n = NR; if (l[n] == s) { n--; while (n > 0 && l[n] == "") n-- }
+		for (i = 1; i <= n; i++) print l[i] }'
+}
+
 cmd_refresh() {
 	need_tree
 	load_series
@@ -332,8 +347,10 @@ cmd_refresh() {
 	[ -z "$(T status --porcelain -uno | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
 	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
-	local commits=() c k=0 s subj seen=" " newf changed=0 tmpidx
+	local commits=() c k=0 s subj seen=" " newf changed=0
 	mapfile -t commits < <(T rev-list --reverse --topo-order nta-base..nta)
+	# The sign-off to drop and the identity to turn back into @AUTHOR@: the series'.
+	IDENT=$(T log -1 --format='%an <%ae>' "${commits[0]:-nta}")
 	for c in "${commits[@]}"; do
 		[ "$(T rev-list --parents -n1 "$c" | wc -w)" = 2 ] || die "commit $c on nta is a merge; keep the branch linear"
 	done
@@ -343,8 +360,8 @@ cmd_refresh() {
 		oldfiles[${slugs[k]}]=${nfiles[k]}
 		[ -f "$NTA_PATCHES/${slugs[k]}.msg" ] && bysubj[$(head -1 "$NTA_PATCHES/${slugs[k]}.msg")]=${slugs[k]}
 	done
-	local newslugs=() newfiles=()
-	tmpidx=$(mktemp)
+	local newslugs=() newfiles=() W
+	W=$(mktemp)	# a scratch index
 	for c in "${commits[@]}"; do
 		subj=$(T log -1 --format=%s "$c")
 		s=$(T notes --ref=$NOTES show "$c" 2>/dev/null | head -1)
@@ -361,27 +378,23 @@ cmd_refresh() {
 		fi
 		newslugs+=("$s"); newfiles+=("${newf[*]}")
 
-		# Commit message, byte for byte.
-		T cat-file commit "$c" | sed '1,/^$/d' | write_if_changed "$NTA_PATCHES/$s.msg" &&
+		# Commit message, byte for byte, without the runner's sign-off.
+		T cat-file commit "$c" | sed '1,/^$/d' | unsign | write_if_changed "$NTA_PATCHES/$s.msg" &&
 			{ info "wrote patches/$s.msg"; changed=1; }
 		# The rest of the commit's diff.
 		local excl=(.) f dp=$NTA_PATCHES/$s.diff
 		for f in "${newf[@]}"; do [ -n "$f" ] && excl+=(":(exclude)$f"); done
 		if T diff --quiet "$c^" "$c" -- "${excl[@]}"; then
 			[ -f "$dp" ] && { rm -f "$dp"; info "removed patches/$s.diff (no changes to existing files)"; changed=1; }
+		elif [ -f "$dp" ] && GIT_INDEX_FILE=$W T read-tree "$c^" &&	# the old diff still says the same:
+			with_author "$dp" | GIT_INDEX_FILE=$W T apply --cached --whitespace=nowarn 2>/dev/null &&
+			GIT_INDEX_FILE=$W T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
+			:	# keep it as written
 		else
-			local keep=0
-			if [ -f "$dp" ]; then	# the old diff still says the same: keep it as written
-				if GIT_INDEX_FILE=$tmpidx T read-tree "$c^" &&
-				   GIT_INDEX_FILE=$tmpidx T apply --cached --whitespace=nowarn "$dp" 2>/dev/null &&
-				   GIT_INDEX_FILE=$tmpidx T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
-					keep=1
-				fi
-			fi
-			if [ $keep = 0 ]; then
-				T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" >"$dp"
-				info "wrote patches/$s.diff"; changed=1
-			fi
+			T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" |
+				awk -v i="$IDENT" '{ while ((p = index($0, i)) > 0)
+					$0 = substr($0, 1, p - 1) "@AUTHOR@" substr($0, p + length(i)); print }' >"$dp"
+			info "wrote patches/$s.diff"; changed=1
 		fi
 		# New files: final content from the branch tip.
 		for f in "${newf[@]}"; do
@@ -396,7 +409,7 @@ cmd_refresh() {
 			[ "$mode" = 100644 ] && chmod 644 "$NTA_SRC/$f"
 		done
 	done
-	rm -f "$tmpidx"
+	rm -f "$W"
 	# The series file, rewritten only when the entries changed (comments kept).
 	local old new
 	old=$(series_entries)
@@ -421,6 +434,6 @@ case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;
 verify) verify ;;
-cover) need_tree; load_series; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
+cover) need_tree; load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
 *) die "usage: $0 series|refresh|verify|cover" ;;
 esac

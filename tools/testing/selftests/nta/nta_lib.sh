@@ -6,6 +6,7 @@
 # programs of this directory, nothing else): POSIX sh, no bash-isms.
 #
 #   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_note, nta_done
+#            (on top of kselftest/ktap_helpers.sh)
 #   NTA:     nta_present, nta_stat, nta_snap, nta_delta, nta_set,
 #            nta_leak_check
 #   helpers: wait_for, wait_listen, bg_start, bg_stop, iperf_*, kv
@@ -28,15 +29,9 @@ NTA_LEAK_SLACK=${NTA_LEAK_SLACK:-0}
 NTA_LEAK_SLACK_OBJS=${NTA_LEAK_SLACK_OBJS:-0}
 NTA_PORT_BASE=${NTA_PORT_BASE:-18000}
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
+# shellcheck source=../kselftest/ktap_helpers.sh
+. "$NTA_DIR/../kselftest/ktap_helpers.sh"
 
-tap_n=0
-tap_npass=0
-tap_nfail=0
-tap_nskip=0
-tap_plan=0
 nta_bg_pids=""
 nta_orig_sysctl=""
 nta_cleanup_hook=""
@@ -57,24 +52,20 @@ tap_note_file()
 
 tap_pass()
 {
-	tap_n=$((tap_n + 1))
-	tap_npass=$((tap_npass + 1))
-	echo "ok $tap_n $1"
+	ktap_test_pass "$1"
 }
 
+# tap_fail NAME [REASON], tap_skip NAME REASON
 tap_fail()
 {
-	tap_n=$((tap_n + 1))
-	tap_nfail=$((tap_nfail + 1))
 	[ -n "$2" ] && tap_note "$1: $2"
-	echo "not ok $tap_n $1"
+	ktap_test_fail "$1"
 }
 
 tap_skip()
 {
-	tap_n=$((tap_n + 1))
-	tap_nskip=$((tap_nskip + 1))
-	echo "ok $tap_n $1 # SKIP $2"
+	__ktap_test ok "$1" "SKIP $2"
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 }
 
 # tap_check NAME COND-STATUS [REASON]: pass when status is 0
@@ -109,9 +100,8 @@ nta_cleanup()
 # nta_init PLAN: header, plan, scratch dir, clean-up traps
 nta_init()
 {
-	tap_plan=$1
-	echo "TAP version 13"
-	echo "1..$tap_plan"
+	ktap_print_header
+	ktap_set_plan "$1"
 	NTA_TMP=$NTA_TMPDIR
 	if [ -z "$NTA_TMP" ]; then
 		mkdir -p "${TMPDIR:-/tmp}" 2>/dev/null
@@ -136,15 +126,15 @@ nta_init()
 
 nta_done()
 {
-	while [ "$tap_n" -lt "$tap_plan" ]; do
-		tap_fail "missing_test_$((tap_n + 1))" "script ended early"
+	while [ "$KTAP_TESTNO" -le "$KSFT_NUM_TESTS" ]; do
+		tap_fail "missing_test_$KTAP_TESTNO" "script ended early"
 	done
-	echo "# Totals: pass:$tap_npass fail:$tap_nfail xfail:0 xpass:0 skip:$tap_nskip error:0"
+	ktap_print_totals
 	nta_cleanup
 	trap - EXIT
-	if [ "$tap_nfail" -ne 0 ]; then
+	if [ "$KTAP_CNT_FAIL" -ne 0 ]; then
 		exit $KSFT_FAIL
-	elif [ "$tap_npass" -eq 0 ] && [ "$tap_nskip" -ne 0 ]; then
+	elif [ "$KTAP_CNT_PASS" -eq 0 ] && [ "$KTAP_CNT_SKIP" -ne 0 ]; then
 		exit $KSFT_SKIP
 	fi
 	exit $KSFT_PASS
