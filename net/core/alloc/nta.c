@@ -81,7 +81,7 @@ DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 };
 
 DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
-EXPORT_SYMBOL(nta_enabled_key);
+/* No exports: every user (skbuff.c, the tests, the bench) is built in. */
 
 unsigned int nta_reserve_blocks __read_mostly;
 unsigned int nta_max_blocks __read_mostly;
@@ -187,7 +187,6 @@ bool nta_owns(const void *ptr)
 {
 	return __nta_owns(ptr);
 }
-EXPORT_SYMBOL(nta_owns);
 
 static struct nta_block *nta_new_block(unsigned int cpu, gfp_t gfp)
 {
@@ -537,7 +536,6 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 		memset(obj, 0, size);
 	return obj;
 }
-EXPORT_SYMBOL(nta_alloc);
 
 static noinline void __cold nta_complain(const void *ptr, unsigned int size,
 					 enum nta_bad_free why)
@@ -718,7 +716,6 @@ slow_exit:
 slow:
 	nta_free_slow(ptr, size);
 }
-EXPORT_SYMBOL(nta_free);
 
 /**
  * nta_alloc_size - bytes NTA sets aside for a request
@@ -732,7 +729,6 @@ unsigned int nta_alloc_size(unsigned int size)
 		return 0;
 	return nta_size_to_units(size) * NTA_UNIT;
 }
-EXPORT_SYMBOL(nta_alloc_size);
 
 /**
  * nta_max_size - the largest request NTA serves
@@ -743,7 +739,6 @@ unsigned int nta_max_size(void)
 {
 	return NTA_MAX_SIZE;
 }
-EXPORT_SYMBOL(nta_max_size);
 
 /**
  * nta_model_small_cache - tell the statistics about a small-object cache
@@ -776,7 +771,6 @@ void nta_count_fallback(void)
 {
 	this_cpu_inc(nta_cpu.stats.fallbacks);
 }
-EXPORT_SYMBOL(nta_count_fallback);
 
 /* What the live objects counted per length in @live hold. */
 static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
@@ -854,7 +848,6 @@ void nta_get_stats(struct nta_stats *stats, int cpu)
 	for_each_possible_cpu(i)
 		nta_add_cpu_stats(stats, i);
 }
-EXPORT_SYMBOL(nta_get_stats);
 
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad)
@@ -957,7 +950,6 @@ void nta_drain_all(void)
 	schedule_work(&nta_offline_work);
 	flush_work(&nta_offline_work);
 }
-EXPORT_SYMBOL(nta_drain_all);
 
 /*
  * Runs on @cpu itself as it comes online (CPUHP_AP_ONLINE_DYN), so the
