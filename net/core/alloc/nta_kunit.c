@@ -955,11 +955,12 @@ static void nta_core_bad_free(struct kunit *test)
 		LIST_HEAD(released);
 
 		/*
-		 * Another CPU cannot check the size (it depends on bits the
-		 * owner rewrites): the owner refuses it when it drains.
+		 * Another CPU reads the length byte before it writes
+		 * anything: refused at once, nothing queued or written.
 		 */
 		KUNIT_EXPECT_EQ(test, nta_remote_free(pool, b, NTA_UNIT, &queued),
-				NTA_FREE_OK);
+				NTA_FREE_WRONG_SIZE);
+		KUNIT_EXPECT_EQ(test, queued, 0);
 		KUNIT_EXPECT_EQ(test, nta_pool_drain(pool, &released), 0);
 		KUNIT_EXPECT_TRUE(test, list_empty(&released));
 		KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_count), 0);
@@ -1493,7 +1494,9 @@ static void nta_free_bad_input(struct kunit *test)
 	nta_texpect_stats_bad(test, &st0, &st1, 1);
 	NTA_EXPECT_SNAP_EQ(test, s0, s1);
 
-	free_units = READ_ONCE(nta_tcpu(cpu)->pool.free_units);
+	/* Binned objects are allocatable too: the fill empties the bins. */
+	free_units = READ_ONCE(nta_tcpu(cpu)->pool.free_units) +
+		     READ_ONCE(nta_tcpu(cpu)->bin_units);
 	KUNIT_EXPECT_EQ(test, nta_tcpu_fill_count(test), free_units);
 
 	if (t->kind != NTA_TG_DOUBLE)
