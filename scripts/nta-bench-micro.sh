@@ -4,9 +4,9 @@
 # on the perf kernel.  Builds out/build-perf with CONFIG_NTA_BENCH=y added
 # (NTA_CONFIG_EXTRA), boots it once (TCG, 2 CPUs) with the bench_micro step
 # of scripts/nta-init, which prints the allocator options of the running
-# kernel and reads /sys/kernel/debug/nta/bench: ns per alloc+free pair of
-# NTA, the mainline skb head path and kmalloc, medians of interleaved
-# rounds, and the ratio NTA/mainline.
+# kernel, writes "run" to /sys/kernel/debug/nta/bench and reads the table:
+# ns per alloc+free pair of NTA, the mainline skb head path and kmalloc,
+# medians of interleaved rounds, and the ratio NTA/mainline.
 #
 # Output: out/bench-micro/bench-micro.log (console), out/bench-micro/table.txt.
 # NTA_BENCH_SCALE=N multiplies the pairs per figure, NTA_BENCH_ROUNDS=N
