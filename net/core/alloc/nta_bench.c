@@ -587,12 +587,12 @@ struct nb_ctx {
 static unsigned int nb_live_depth(struct seq_buf *s, const unsigned int *mixed,
 				  unsigned int want, unsigned long budget)
 {
-	unsigned long per = sizeof(void *) + sizeof(unsigned int);
-	unsigned long depth;
+	unsigned long per = 0, depth;
 	unsigned int i;
 
 	for (i = 0; i < NB_SEQ; i++)
-		per += kmalloc_size_roundup(mixed[i]) / NB_SEQ;
+		per += kmalloc_size_roundup(mixed[i]);
+	per = per / NB_SEQ + sizeof(void *) + sizeof(unsigned int);
 	depth = budget / per;
 	if (depth >= want)
 		return want;
