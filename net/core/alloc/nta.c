@@ -805,7 +805,8 @@ static void __init nta_clamp_reserve(void)
 		for_each_possible_cpu(cpu)
 			if (cpu_to_node(cpu) == nid)
 				ncpus++;
-		pages = node_present_pages(nid);
+		/* What the page allocator has, not holes or the kernel image. */
+		pages = min(node_present_pages(nid), totalram_pages());
 		cap = pages / NTA_RESERVE_SHARE / max(ncpus, 1U) /
 		      (NTA_BLOCK_SIZE >> PAGE_SHIFT);
 		if (nta_reserve_blocks <= cap)
