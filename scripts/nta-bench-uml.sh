@@ -100,7 +100,7 @@ mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
 b=/sys/kernel/debug/nta
 echo "NTA-BENCH-BEGIN"
-echo "uml: mem=$mem, bench_scale $scale, bench_rounds $rounds, host \$(uname -m) \$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+echo "uml: mem=$mem, bench_scale $scale, bench_rounds $rounds"
 if [ -w \$b/bench ] && echo $scale >\$b/bench_scale && echo $rounds >\$b/bench_rounds &&
    echo run >\$b/bench; then
 	cat \$b/bench
@@ -118,6 +118,7 @@ chmod +x "$init"
 banner "bench-uml: running the benchmark (console: ${D#$NTA_ROOT/}/console.log)"
 info "linux mem=$mem root=/dev/root rootfstype=hostfs rootflags=/ ro init=${init#$NTA_ROOT/}"
 t0=$SECONDS
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 timeout -k 10 1800 "$B/linux" mem="$mem" root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$init" con=null con0=null,fd:1 loglevel=4 </dev/null >"$D/console.log" 2>&1
 rc=$?
@@ -125,8 +126,12 @@ info "UML exited with status $rc after $((SECONDS - t0)) s"
 grep -q '^NTA-BENCH-OK' "$D/console.log" || fail_log "$D/console.log" "the benchmark did not run in UML"
 
 # Kernel messages that reached the console meanwhile ("[  12.3] ...") are not the table's.
-sed -n '/^NTA-BENCH-BEGIN/,/^NTA-BENCH-END/{/^NTA-BENCH-/d;/^\[ *[0-9]*\.[0-9]*\] /d;p}' \
-	"$D/console.log" | tr -d '\r' >"$D/table.txt"
+{
+	echo "host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs," \
+		"load average before the run $load (other work on the host widens the min-max ranges)"
+	sed -n '/^NTA-BENCH-BEGIN/,/^NTA-BENCH-END/{/^NTA-BENCH-/d;/^\[ *[0-9]*\.[0-9]*\] /d;p}' \
+		"$D/console.log" | tr -d '\r'
+} >"$D/table.txt"
 grep -q '^lifo ' "$D/table.txt" || fail_log "$D/console.log" "no benchmark table in the UML console"
 banner "bench-uml: results (${D#$NTA_ROOT/}/table.txt)"
 cat "$D/table.txt"
