@@ -20,6 +20,7 @@
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
+#   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -28,7 +29,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-uml clean distclean
 
 all: help
 help:
@@ -78,6 +79,9 @@ bench:
 
 bench-micro:
 	@$(S)/nta-demo.sh bench-micro
+
+bench-uml:
+	@$(S)/nta-bench-uml.sh
 
 clean:
 	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot

@@ -5,7 +5,9 @@
  *
  * Every CPU owns a pool (nta_core.c) under a local lock; there is no
  * shared lock anywhere on the allocation or free path.  A pool starts with
- * nta_reserve= bytes of blocks, allocated when its CPU comes online and
+ * nta_reserve= bytes of blocks (at most 1/64 of its node's memory shared
+ * by the node's CPUs, and no more than nta_max=), allocated when its CPU
+ * comes online, or when NTA is switched on if it booted with nta=off, and
  * never given back: that reserve is what keeps network memory apart from
  * the rest of the system.  Beyond it, pools grow with atomic page
  * allocations up to nta_max= and give a block back as soon as its last
@@ -68,6 +70,8 @@
 
 #define NTA_DEFAULT_RESERVE	(256 * 1024)
 #define NTA_DEFAULT_MAX		(64 * 1024 * 1024)
+/* The reserves of a node's CPUs together take at most 1/64 of its memory. */
+#define NTA_RESERVE_SHARE	64
 /*
  * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
  * 16 KiB blocks): enough to ride out a socket queue of jumbo heads filling
@@ -103,11 +107,7 @@ static DECLARE_WORK(nta_offline_work, nta_drain_offline);
 
 static int __init nta_setup(char *str)
 {
-	if (!strcmp(str, "on")) {
-		nta_boot_enabled = true;
-	} else if (!strcmp(str, "off")) {
-		nta_boot_enabled = false;
-	} else {
+	if (kstrtobool(str, &nta_boot_enabled)) {
 		pr_warn("invalid nta=%s, expected on or off; keeping on\n", str);
 		nta_boot_enabled = true;
 	}
@@ -115,16 +115,21 @@ static int __init nta_setup(char *str)
 }
 __setup("nta=", nta_setup);
 
+/*
+ * A size with an optional K/M/G/T suffix, from @min to 1T, else a message
+ * and @def.  Rounded down to whole blocks later, by nta_init().
+ */
 static int __init nta_parse_bytes(const char *name, char *str,
-				  unsigned long *bytes, unsigned long def)
+				  unsigned long *bytes, unsigned long min,
+				  unsigned long def)
 {
 	unsigned long long val;
 	char *end;
 
 	val = memparse(str, &end);
-	if (*end || val < NTA_BLOCK_SIZE || val > (1ULL << 40)) {
-		pr_warn("invalid %s=%s, expected a size from %lu to 1T; using %lu KiB\n",
-			name, str, NTA_BLOCK_SIZE, def >> 10);
+	if (end == str || *end || val < min || val > (1ULL << 40)) {
+		pr_warn("invalid %s=%s, expected a size from %lu to 1T; using the default %lu KiB\n",
+			name, str, min, def >> 10);
 		*bytes = def;
 	} else {
 		*bytes = val;
@@ -132,16 +137,18 @@ static int __init nta_parse_bytes(const char *name, char *str,
 	return 1;
 }
 
+/* nta_reserve=0: no reserve, pools only hold what they grew. */
 static int __init nta_reserve_setup(char *str)
 {
-	return nta_parse_bytes("nta_reserve", str, &nta_reserve_bytes,
+	return nta_parse_bytes("nta_reserve", str, &nta_reserve_bytes, 0,
 			       NTA_DEFAULT_RESERVE);
 }
 __setup("nta_reserve=", nta_reserve_setup);
 
 static int __init nta_max_setup(char *str)
 {
-	return nta_parse_bytes("nta_max", str, &nta_max_bytes, NTA_DEFAULT_MAX);
+	return nta_parse_bytes("nta_max", str, &nta_max_bytes, NTA_BLOCK_SIZE,
+			       NTA_DEFAULT_MAX);
 }
 __setup("nta_max=", nta_max_setup);
 
@@ -952,21 +959,14 @@ void nta_drain_all(void)
 }
 
 /*
- * Runs on @cpu itself as it comes online (CPUHP_AP_ONLINE_DYN), so the
- * local lock is the right one to take.
+ * Give @cpu's pool its reserve blocks.  Runs on @cpu, in process context
+ * (the hotplug callback or a work item of nta_fill_reserves()).
  */
-static int nta_cpu_online(unsigned int cpu)
+static void nta_fill_reserve(unsigned int cpu)
 {
 	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	LIST_HEAD(released);
 	struct nta_block *blk;
 	unsigned long flags;
-
-	/* Free what was queued while the CPU was away. */
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	nta_drain_locked(c, false, &released);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
-	nta_release_blocks(&released);
 
 	while (READ_ONCE(c->pool.nr_blocks) < nta_reserve_blocks) {
 		blk = nta_new_block(cpu, GFP_KERNEL);
@@ -979,6 +979,54 @@ static int nta_cpu_online(unsigned int cpu)
 		nta_pool_add_block(&c->pool, blk);
 		local_unlock_irqrestore(&nta_cpu.lock, flags);
 	}
+}
+
+static long nta_fill_reserve_fn(void *cpu)
+{
+	nta_fill_reserve((unsigned long)cpu);
+	return 0;
+}
+
+/**
+ * nta_fill_reserves - give every online CPU its reserve blocks
+ *
+ * A CPU that comes online while NTA is switched off takes no reserve
+ * (so that nta=off costs no memory); the switch calls this after turning
+ * NTA on.  Pools already at their reserve are left alone.
+ *
+ * Context: process context; may sleep.
+ */
+void nta_fill_reserves(void)
+{
+	unsigned int cpu;
+
+	if (!READ_ONCE(nta_ready) || !nta_reserve_blocks)
+		return;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, nta_fill_reserve_fn, (void *)(unsigned long)cpu);
+	cpus_read_unlock();
+}
+
+/*
+ * Runs on @cpu itself as it comes online (CPUHP_AP_ONLINE_DYN), so the
+ * local lock is the right one to take.
+ */
+static int nta_cpu_online(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	LIST_HEAD(released);
+	unsigned long flags;
+
+	/* Free what was queued while the CPU was away. */
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	nta_drain_locked(c, false, &released);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_release_blocks(&released);
+
+	/* Switched off: no reserve until nta_fill_reserves() (sysctl on). */
+	if (static_key_enabled(&nta_enabled_key))
+		nta_fill_reserve(cpu);
 	return 0;
 }
 
@@ -1049,19 +1097,51 @@ static int __init nta_init_block_map(void)
 	return nta_block_map ? 0 : -ENOMEM;
 }
 
+/*
+ * The reserves of the CPUs of a node take at most 1/NTA_RESERVE_SHARE of
+ * that node's memory, so that no value of nta_reserve= can eat a machine;
+ * every pool gets the smallest such share over the nodes that have CPUs.
+ */
+static void __init nta_clamp_reserve(void)
+{
+	unsigned int cpu, ncpus, cap, want = nta_reserve_blocks;
+	unsigned long pages;
+	int nid;
+
+	for_each_node_with_cpus(nid) {
+		ncpus = 0;
+		for_each_possible_cpu(cpu)
+			if (cpu_to_node(cpu) == nid)
+				ncpus++;
+		/* What the page allocator has, not holes or the kernel image. */
+		pages = min(node_present_pages(nid), totalram_pages());
+		cap = pages / NTA_RESERVE_SHARE / max(ncpus, 1U) /
+		      (NTA_BLOCK_SIZE >> PAGE_SHIFT);
+		if (nta_reserve_blocks <= cap)
+			continue;
+		nta_reserve_blocks = cap;
+		pr_info("nta_reserve=%u KiB per CPU is more than 1/%u of node %d's %lu MiB shared by its %u CPUs; using %u KiB per CPU\n",
+			want * (unsigned int)(NTA_BLOCK_SIZE >> 10),
+			NTA_RESERVE_SHARE, nid, pages >> (20 - PAGE_SHIFT),
+			ncpus, cap * (unsigned int)(NTA_BLOCK_SIZE >> 10));
+	}
+}
+
 static int __init nta_init(void)
 {
 	struct shrinker *shrinker;
 	unsigned int cpu;
 	int ret;
 
-	if (nta_max_bytes < nta_reserve_bytes) {
-		pr_warn("nta_max=%lu is below nta_reserve=%lu; raising it\n",
-			nta_max_bytes, nta_reserve_bytes);
-		nta_max_bytes = nta_reserve_bytes;
-	}
-	nta_reserve_blocks = nta_reserve_bytes / NTA_BLOCK_SIZE;
 	nta_max_blocks = nta_max_bytes / NTA_BLOCK_SIZE;
+	nta_reserve_blocks = nta_reserve_bytes / NTA_BLOCK_SIZE;
+	if (nta_reserve_blocks > nta_max_blocks) {
+		pr_warn("nta_reserve=%lu KiB is above nta_max=%lu KiB; using a reserve of %u KiB\n",
+			nta_reserve_bytes >> 10, nta_max_bytes >> 10,
+			nta_max_blocks * (unsigned int)(NTA_BLOCK_SIZE >> 10));
+		nta_reserve_blocks = nta_max_blocks;
+	}
+	nta_clamp_reserve();
 
 	ret = nta_init_block_map();
 	if (ret)
@@ -1077,6 +1157,9 @@ static int __init nta_init(void)
 		init_irq_work(&c->kick, nta_kick_fn);
 	}
 
+	/* Before the online callback runs: nta=off takes no reserve. */
+	if (!nta_boot_enabled)
+		static_branch_disable(&nta_enabled_key);
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
 					NULL, nta_cpu_dead);
 	if (ret < 0)
@@ -1093,12 +1176,12 @@ static int __init nta_init(void)
 		shrinker_register(shrinker);
 	}
 
-	if (!nta_boot_enabled)
-		static_branch_disable(&nta_enabled_key);
 	WRITE_ONCE(nta_ready, true);
-	pr_info("unit %u B, block %lu KiB, reserve %u and limit %u blocks per CPU, %s\n",
+	pr_info("unit %u B, block %lu KiB, reserve %u and limit %u blocks per CPU, %s%s\n",
 		NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_reserve_blocks,
-		nta_max_blocks, nta_boot_enabled ? "on" : "off");
+		nta_max_blocks, nta_boot_enabled ? "on" : "off",
+		nta_boot_enabled || !nta_reserve_blocks ? "" :
+		" (reserve taken when switched on)");
 	return 0;
 
 fail:

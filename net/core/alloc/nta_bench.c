@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NTA microbenchmark: reading debugfs nta/bench times allocation + free
- * pairs of three contenders in one boot and prints a table: NTA
+ * NTA microbenchmark: "echo run > /sys/kernel/debug/nta/bench" times
+ * allocation + free pairs of three contenders in one boot (the write
+ * returns when the run is over) and reading nta/bench prints the table of
+ * the last run, or says that there was none: NTA
  * (nta_alloc()/nta_free()), mainline's skb head path (what
  * kmalloc_reserve() does: skb_small_head_cache for heads that fit it, else
  * kmalloc() of kmalloc_size_roundup(); skb_kfree_head() frees both with
@@ -19,6 +21,12 @@
  *
  * echo N > bench_scale multiplies the pairs per figure (default 1, about
  * 30 s under QEMU TCG); echo N > bench_rounds sets the rounds (odd, <= 31).
+ *
+ * The FIFO queues keep their objects live for a whole figure: a queue
+ * whose objects would take more than a share of the memory available
+ * when the run starts (1/NB_MEM_SHARE, 1/NB_MEM_SHARE_KASAN with KASAN's
+ * redzones and quarantine) is made shorter, and the table says so.
+ * Allocations never dip into the atomic reserves (GFP_NOWAIT).
  */
 
 #define pr_fmt(fmt) "nta_bench: " fmt
@@ -41,6 +49,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 #include <net/hotdata.h>
@@ -53,7 +62,10 @@
 #define NB_SEQ		4096		/* length of a size sequence */
 #define NB_RING		512		/* producer/consumer ring slots */
 #define NB_OUT_SIZE	(64 * 1024)
-#define NB_GFP		(GFP_ATOMIC | __GFP_NOWARN)
+#define NB_GFP		(GFP_NOWAIT | __GFP_NOWARN)
+#define NB_MAX_LIVE	100000		/* deepest FIFO queue */
+#define NB_MEM_SHARE	4		/* live sets: 1/4 of available memory */
+#define NB_MEM_SHARE_KASAN 16
 
 enum nb_kind { NB_NTA, NB_MAIN, NB_KMALLOC, NB_KINDS };
 
@@ -567,15 +579,42 @@ struct nb_ctx {
 	struct completion done;
 };
 
+/*
+ * How deep a FIFO queue of @want mixed heads may be: its objects (at
+ * their kmalloc size, which is at least NTA's) and its slots must fit in
+ * @budget bytes.  Says so in the table when it is less than @want.
+ */
+static unsigned int nb_live_depth(struct seq_buf *s, const unsigned int *mixed,
+				  unsigned int want, unsigned long budget)
+{
+	unsigned long per = 0, depth;
+	unsigned int i;
+
+	for (i = 0; i < NB_SEQ; i++)
+		per += kmalloc_size_roundup(mixed[i]);
+	per = per / NB_SEQ + sizeof(void *) + sizeof(unsigned int);
+	depth = budget / per;
+	if (depth >= want)
+		return want;
+	seq_buf_printf(s,
+		       "note: fifo mix live%u would hold %lu MiB, more than the %lu MiB this run may use (1/%u of available memory); running live%lu\n",
+		       want, want * per >> 20, budget >> 20,
+		       IS_ENABLED(CONFIG_KASAN) ? NB_MEM_SHARE_KASAN : NB_MEM_SHARE,
+		       depth);
+	return depth;
+}
+
 static const unsigned int nb_fixed[] = { 64, 256, 640, 1024, 1600, 2048, 4096, 9000 };
 
 static int nb_main(void *data)
 {
-	static const unsigned int live_depths[] = { 10, 1000, 100000 };
+	static const unsigned int live_depths[] = { 10, 1000, NB_MAX_LIVE };
 	static const unsigned int shares[] = { 0, 50, 100 };
 	static const unsigned int skb_lens[] = { 128, 1500, 9000 };
+	unsigned int depths[ARRAY_SIZE(live_depths)], max_depth = 64;
 	unsigned int pairs = NB_PAIRS * max_t(u32, nb_scale, 1);
 	unsigned int saved_max = nta_max_blocks, *live_size = NULL;
+	unsigned long budget;
 	bool key_was = static_key_enabled(&nta_enabled_key);
 	unsigned int *fixed = NULL, *mixed = NULL, i, k;
 	struct nb_ctx *ctx = data;
@@ -588,9 +627,7 @@ static int nb_main(void *data)
 	row = kzalloc(sizeof(*row), GFP_KERNEL);
 	fixed = kvmalloc_array(NB_SEQ, sizeof(*fixed), GFP_KERNEL);
 	mixed = kvmalloc_array(NB_SEQ, sizeof(*mixed), GFP_KERNEL);
-	live = kvmalloc_array(100000, sizeof(*live), GFP_KERNEL);
-	live_size = kvmalloc_array(100000, sizeof(*live_size), GFP_KERNEL);
-	if (!row || !fixed || !mixed || !live || !live_size) {
+	if (!row || !fixed || !mixed) {
 		seq_buf_puts(s, "nta_bench: out of memory\n");
 		goto out;
 	}
@@ -599,10 +636,25 @@ static int nb_main(void *data)
 		mixed[i] = nb_mixed_size(&rnd);
 
 	nta_drain_all();
-	nta_get_stats(&st0, -1);
-	/* Room for 10^5 live jumbo-heavy objects; restored at the end. */
-	WRITE_ONCE(nta_max_blocks, max(saved_max, 65536U));
 	nb_print_header(s, pairs);
+	/* What the live sets may take, of what is available now. */
+	budget = (unsigned long)si_mem_available() << PAGE_SHIFT;
+	budget /= IS_ENABLED(CONFIG_KASAN) ? NB_MEM_SHARE_KASAN : NB_MEM_SHARE;
+	for (i = 0; i < ARRAY_SIZE(live_depths); i++) {
+		depths[i] = nb_live_depth(s, mixed, live_depths[i], budget);
+		max_depth = max(max_depth, depths[i]);
+	}
+	live = kvmalloc_array(max_depth, sizeof(*live), GFP_KERNEL);
+	live_size = kvmalloc_array(max_depth, sizeof(*live_size), GFP_KERNEL);
+	if (!live || !live_size) {
+		seq_buf_puts(s, "nta_bench: out of memory\n");
+		goto out;
+	}
+	nta_get_stats(&st0, -1);
+	/* Room for the live sets in NTA's pool; restored at the end. */
+	WRITE_ONCE(nta_max_blocks,
+		   max_t(unsigned long, saved_max,
+			 min(65536UL, 2 * budget / NTA_BLOCK_SIZE)));
 	nb_print_floor(s, pairs);
 	seq_buf_printf(s, NB_COLS "%6s\n",
 		       "test", "size", "nta", "(min-max)", "mainl.", "(min-max)",
@@ -636,13 +688,18 @@ static int nb_main(void *data)
 	}
 
 	for (i = 0; i < ARRAY_SIZE(live_depths); i++) {
+		if (!depths[i] || (i && depths[i] <= depths[i - 1])) {
+			seq_buf_printf(s, "fifo      mix live%u skipped: not enough memory\n",
+				       live_depths[i]);
+			continue;
+		}
 		memset(row, 0, sizeof(*row));
 		row->test = "fifo";
 		row->pattern = NB_FIFO;
-		row->depth = live_depths[i];
+		row->depth = depths[i];
 		row->sizes = mixed;
 		row->kinds = NB_KINDS;
-		snprintf(row->arg, sizeof(row->arg), "mix live%u", live_depths[i]);
+		snprintf(row->arg, sizeof(row->arg), "mix live%u", depths[i]);
 		nb_run_row(row, pairs, live, live_size);
 		nb_print_row(s, row);
 	}
@@ -708,7 +765,10 @@ struct nb_out {
 	char buf[];
 };
 
-static int nb_open(struct inode *inode, struct file *file)
+/* The table of the last run, under nb_mutex; NULL before the first. */
+static struct nb_out *nb_last;
+
+static int nb_run(void)
 {
 	struct task_struct *t;
 	struct nb_out *out;
@@ -724,12 +784,10 @@ static int nb_open(struct inode *inode, struct file *file)
 	nb_small_size = kmem_cache_size(net_hotdata.skb_small_head_cache);
 	nb_rounds = clamp_t(u32, nb_rounds | 1, 1, NB_MAX_ROUNDS);
 
-	mutex_lock(&nb_mutex);
 	/* Run pinned on the first online CPU, in a kthread of our own. */
 	t = kthread_create_on_cpu(nb_main, &ctx, cpumask_first(cpu_online_mask),
 				  "nta_bench/%u");
 	if (IS_ERR(t)) {
-		mutex_unlock(&nb_mutex);
 		kvfree(out);
 		return PTR_ERR(t);
 	}
@@ -737,31 +795,58 @@ static int nb_open(struct inode *inode, struct file *file)
 	/* Wake up now and then: a long run must not look like a hung task. */
 	while (!wait_for_completion_timeout(&ctx.done, HZ))
 		;
-	mutex_unlock(&nb_mutex);
 
 	out->len = seq_buf_used(&ctx.s);
-	file->private_data = out;
+	kvfree(nb_last);
+	nb_last = out;
 	return 0;
 }
+
+/* "run": run the benchmark now; the write returns when it is over. */
+static ssize_t nb_write(struct file *file, const char __user *ubuf,
+			size_t count, loff_t *ppos)
+{
+	char cmd[8];
+	int ret;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	if (!sysfs_streq(cmd, "run"))
+		return -EINVAL;
+	if (!mutex_trylock(&nb_mutex))
+		return -EBUSY;
+	ret = nb_run();
+	mutex_unlock(&nb_mutex);
+	return ret ?: count;
+}
+
+static const char nb_none[] =
+	"no run yet: echo run > /sys/kernel/debug/nta/bench, then read it\n";
 
 static ssize_t nb_read(struct file *file, char __user *ubuf, size_t count,
 		       loff_t *ppos)
 {
-	struct nb_out *out = file->private_data;
+	ssize_t ret;
 
-	return simple_read_from_buffer(ubuf, count, ppos, out->buf, out->len);
-}
-
-static int nb_release(struct inode *inode, struct file *file)
-{
-	kvfree(file->private_data);
-	return 0;
+	if (mutex_lock_interruptible(&nb_mutex))
+		return -EINTR;
+	if (nb_last)
+		ret = simple_read_from_buffer(ubuf, count, ppos, nb_last->buf,
+					      nb_last->len);
+	else
+		ret = simple_read_from_buffer(ubuf, count, ppos, nb_none,
+					      sizeof(nb_none) - 1);
+	mutex_unlock(&nb_mutex);
+	return ret;
 }
 
 static const struct file_operations nb_fops = {
-	.open		= nb_open,
+	.open		= simple_open,
 	.read		= nb_read,
-	.release	= nb_release,
+	.write		= nb_write,
 	.llseek		= default_llseek,
 };
 
@@ -774,7 +859,7 @@ static int __init nta_bench_init(void)
 	dir = found ?: debugfs_create_dir("nta", NULL);
 	if (IS_ERR(dir))
 		return 0;
-	debugfs_create_file("bench", 0400, dir, NULL, &nb_fops);
+	debugfs_create_file("bench", 0600, dir, NULL, &nb_fops);
 	debugfs_create_u32("bench_scale", 0600, dir, &nb_scale);
 	debugfs_create_u32("bench_rounds", 0600, dir, &nb_rounds);
 	dput(found);

@@ -96,5 +96,6 @@ extern atomic_t nta_poison_reports;
 extern bool nta_ready;
 
 bool nta_kick_cpu(unsigned int cpu);
+void nta_fill_reserves(void);
 
 #endif /* _NET_CORE_ALLOC_NTA_INTERNAL_H */

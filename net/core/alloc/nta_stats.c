@@ -35,15 +35,17 @@ static int nta_sysctl_enabled(const struct ctl_table *table, int write,
 	tmp.data = &val;
 	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
 	if (write && !ret && val != nta_enabled()) {
-		if (val && !READ_ONCE(nta_ready))
+		if (val && !READ_ONCE(nta_ready)) {
 			ret = -ENODEV;
-		else if (val)
+		} else if (val) {
 			static_branch_enable(&nta_enabled_key);
-		else
+			/* nta=off at boot took no reserve: take it now. */
+			nta_fill_reserves();
+		} else {
 			static_branch_disable(&nta_enabled_key);
-		/* Nothing new comes from NTA: give the bins back. */
-		if (!val)
+			/* Nothing new comes from NTA: give the bins back. */
 			nta_drain_all();
+		}
 	}
 	mutex_unlock(&nta_sysctl_mutex);
 	return ret;
