@@ -605,8 +605,8 @@ static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 
 /*
  * The owner's free that the fast path could not take: a full bin makes
- * room by merging its older half, and the object is parked unless the
- * CPU's bins are at their cap.  The caller has checked the object.
+ * room by merging its older half, bins at the CPU's cap are merged, and
+ * the object is parked.  The caller has checked the object.
  */
 static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			    struct list_head *released)
@@ -617,6 +617,12 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 		memset(ptr, 0, size);
 	if (c->bin_nr[units] >= nta_bin_cap[units])
 		nta_bin_trim(c, units, c->bin_nr[units] / 2, released);
+	/*
+	 * The CPU's bins are full of other lengths: merge them all rather
+	 * than let lengths that went out of use keep out the current ones.
+	 */
+	if (c->bin_units + units > NTA_BINS_UNITS)
+		nta_bins_flush(c, released);
 	if (c->bin_units + units <= NTA_BINS_UNITS)
 		nta_bin_push(c, ptr, units);
 	else

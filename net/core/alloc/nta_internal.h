@@ -43,7 +43,7 @@ struct nta_pcpu_stats {
  */
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
-#define NTA_BINS_UNITS		((32 * 1024) / NTA_UNIT)
+#define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
 
 /**
  * struct nta_cpu - one CPU's allocator
