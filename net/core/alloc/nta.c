@@ -29,7 +29,8 @@
  * bin, NTA_BINS_UNITS per CPU; a full bin merges its older half) and
  * emptied before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
- * is deferred, never lost, and bins never make the pool grow.  An object
+ * is deferred, never lost, and the bins do not make the pool grow (but for
+ * a context nested in the fast path, which cannot empty them).  An object
  * in a bin is free for the statistics (free_bytes, binned_bytes), used
  * for the bitmaps, and its length byte (nta_block.cls) is 0, so a second
  * free of it is refused like any double free.
@@ -289,11 +290,14 @@ static void __init nta_init_bin_caps(void)
 				       NTA_BIN_MAX);
 }
 
-static s64 nta_kmalloc_bytes(unsigned int size)
+/*
+ * What the mainline path would hold for an object of @units units: the
+ * gauge counts by units everywhere, so that an object counted in on one
+ * path and out on another leaves it where it was.
+ */
+static s64 nta_kmalloc_of_units(unsigned int units)
 {
-	unsigned int bytes = nta_kmalloc_units[nta_size_to_units(size)];
-
-	return likely(bytes) ? bytes : kmalloc_size_roundup(size);
+	return nta_kmalloc_units[units] ?: kmalloc_size_roundup(units * NTA_UNIT);
 }
 
 /*
@@ -317,7 +321,7 @@ static __always_inline void nta_account(struct nta_cpu *c, bool mine,
 		     sign * (s64)(units * NTA_UNIT));
 	if (IS_ENABLED(CONFIG_NTA_STATS))
 		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
-			     sign * nta_kmalloc_bytes(size));
+			     sign * nta_kmalloc_of_units(units));
 }
 
 /*
@@ -380,7 +384,7 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
-	blk->cls[nta_unit_of(blk, ptr)] = 0;
+	WRITE_ONCE(blk->cls[nta_unit_of(blk, ptr)], 0);
 	*(void **)ptr = c->bin[units];
 	c->bin[units] = ptr;
 	c->bin_nr[units]++;
@@ -495,6 +499,8 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 		nta_release_blocks(&released);
 	if (obj && want_init_on_alloc(gfp))
 		memset(obj, 0, size);
+	else if (obj && want_init_on_free())
+		memset(obj, 0, min_t(unsigned int, size, sizeof(struct nta_chunk)));
 	return obj;
 }
 
@@ -534,13 +540,15 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	c->bin_nr[units]--;
 	c->bin_units -= units;
 	blk = nta_block_of(obj);
-	blk->cls[nta_unit_of(blk, obj)] = units;
+	WRITE_ONCE(blk->cls[nta_unit_of(blk, obj)], units);
 	c->fast.allocs++;
 	nta_account(c, true, size, 1);
 	nta_fast_exit(c);
 
 	if (want_init_on_alloc(gfp))
 		memset(obj, 0, size);
+	else if (want_init_on_free())
+		*(void **)obj = NULL;	/* the bin link, as SLUB's freepointer */
 	return obj;
 }
 
@@ -573,7 +581,7 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 		     nta_size_to_units(size) * NTA_UNIT);
 	if (IS_ENABLED(CONFIG_NTA_STATS))
 		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
-			     nta_kmalloc_bytes(size));
+			     nta_kmalloc_of_units(nta_size_to_units(size)));
 }
 
 /*
@@ -625,7 +633,7 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 		nta_bins_flush(c, released);
 	if (c->bin_units + units <= NTA_BINS_UNITS)
 		nta_bin_push(c, ptr, units);
-	else
+	else	/* an object longer than the cap: not with 4 KiB pages */
 		nta_free_units(&c->pool, nta_block_of(ptr),
 			       nta_unit_of(nta_block_of(ptr), ptr), units,
 			       released);
@@ -646,7 +654,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size)
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_object(blk, ptr, size);
 		if (likely(!why)) {
-			if (mine)
+			if (mine && nta_enabled())
 				nta_free_to_bin(c, ptr, size, &released);
 			else
 				nta_do_free(&c->pool, ptr, size, &released);
@@ -694,6 +702,9 @@ void nta_free(void *ptr, unsigned int size)
 		nta_complain(ptr, size, NTA_FREE_FOREIGN);
 		return;
 	}
+	/* Switched off: nothing allocates from the bins, so do not fill them. */
+	if (unlikely(!nta_enabled()))
+		goto slow;
 	c = nta_fast_enter();
 	if (unlikely(!c))
 		goto slow;
@@ -788,7 +799,7 @@ void nta_count_fallback(void)
 /* What the live objects counted per length in @live hold. */
 static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 {
-	unsigned int u, kb;
+	unsigned int u;
 	s64 n;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
@@ -797,10 +808,8 @@ static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 			continue;
 		st->inuse_objects += n;
 		st->reserved_bytes += n * u * NTA_UNIT;
-		if (IS_ENABLED(CONFIG_NTA_STATS)) {
-			kb = nta_kmalloc_units[u] ?: kmalloc_size_roundup(u * NTA_UNIT);
-			st->kmalloc_bytes += n * kb;
-		}
+		if (IS_ENABLED(CONFIG_NTA_STATS))
+			st->kmalloc_bytes += n * nta_kmalloc_of_units(u);
 	}
 }
 
@@ -879,7 +888,6 @@ static void nta_kick_fn(struct irq_work *work)
 	struct nta_cpu *c;
 	LIST_HEAD(released);
 	unsigned long flags;
-
 	bool mine;
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
@@ -946,6 +954,31 @@ static void nta_drain_offline(struct work_struct *work)
  *
  * Context: process context; may sleep.
  */
+/*
+ * nta_drain_all()'s work on one CPU, in process context on that CPU: a
+ * fast path cannot be preempted, so the mark is free (on PREEMPT_RT a
+ * preempted slow path holding it releases it before the lock is ours).
+ */
+static long nta_trim_this_cpu(void *unused)
+{
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	bool mine;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	nta_drain_locked(c, mine, &released);
+	if (mine)
+		nta_bins_flush(c, &released);
+	nta_pool_trim(&c->pool, &released);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_release_blocks(&released);
+	return mine ? 0 : -EBUSY;
+}
+
 void nta_drain_all(void)
 {
 	unsigned int cpu;
@@ -953,12 +986,8 @@ void nta_drain_all(void)
 	if (!READ_ONCE(nta_ready))
 		return;
 	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		WRITE_ONCE(per_cpu(nta_cpu, cpu).trim, true);
-		irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
-	}
 	for_each_online_cpu(cpu)
-		irq_work_sync(&per_cpu(nta_cpu, cpu).kick);
+		WARN_ON_ONCE(work_on_cpu(cpu, nta_trim_this_cpu, NULL));
 	cpus_read_unlock();
 	schedule_work(&nta_offline_work);
 	flush_work(&nta_offline_work);
@@ -1056,6 +1085,9 @@ static unsigned long nta_cpu_reclaimable(unsigned int cpu)
 	if (blocks > pool->reserve &&
 	    !list_empty(&pool->free[NTA_DATA_UNITS]))
 		n += min(blocks - pool->reserve, pool->spares);
+	/* Binned objects pin their blocks until the kick merges them. */
+	if (READ_ONCE(per_cpu(nta_cpu, cpu).bin_units))
+		n++;
 	return n;
 }
 
@@ -1074,7 +1106,8 @@ static unsigned long nta_shrink_count(struct shrinker *shrink,
  * Blocks above the reserve go back as soon as they are wholly free, but
  * for NTA_SPARE_BLOCKS spares per CPU; memory pressure can win back the
  * spares and the blocks held only by objects that other CPUs freed and
- * their owners have not drained yet.  Only the owner may touch its pool, so ask it to.
+ * their owners have not drained yet, and the objects parked in bins.  Only
+ * the owner may touch its pool, so ask it to.
  */
 static unsigned long nta_shrink_scan(struct shrinker *shrink,
 				     struct shrink_control *sc)

@@ -42,15 +42,8 @@
 
 #include "nta_core.h"
 
-/*
- * An object on its owner's remote-free list, until the owner drains it.
- * The first word is left alone: it is the link of the kernel glue's
- * per-CPU bins, so a double free racing between the owner's bin and a
- * remote freer cannot cut either list; the drain then finds the object
- * not live and refuses it.
- */
+/* An object on its owner's remote-free list, until the owner drains it. */
 struct nta_remote {
-	unsigned long bin_link;
 	struct llist_node node;
 	unsigned int size;
 };
@@ -109,6 +102,8 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	BUILD_BUG_ON(NTA_HDR_UNITS * NTA_UNIT < sizeof(struct nta_block));
 	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
 	BUILD_BUG_ON(sizeof(struct nta_remote) > NTA_UNIT);
+	/* @cls holds an object's length in units in a byte. */
+	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
 	memset(blk, 0, sizeof(*blk));
 	blk->pool = pool;

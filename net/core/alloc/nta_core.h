@@ -7,6 +7,8 @@
  * expects the caller to serialise calls on one pool (the owner's local
  * lock in the kernel, one thread per pool in tools/testing/nta).  The only
  * exception is nta_remote_free(), which any context may call for any pool.
+ * The kernel glue also writes a block's @cls bytes under its per-CPU mark
+ * when it parks objects in, or takes them from, its bins.
  */
 #ifndef _NET_CORE_ALLOC_NTA_CORE_H
 #define _NET_CORE_ALLOC_NTA_CORE_H
@@ -321,7 +323,7 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 
 	nta_mark(blk->used, unit, units, true);
 	__set_bit(unit, blk->start);
-	blk->cls[unit] = units;
+	WRITE_ONCE(blk->cls[unit], units);
 	return chunk;
 }
 
@@ -398,7 +400,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 {
 	unsigned int first = unit, end = unit + units, edge;
 
-	blk->cls[unit] = 0;
+	WRITE_ONCE(blk->cls[unit], 0);
 	__clear_bit(unit, blk->start);
 	nta_mark(blk->used, unit, units, false);
 	nta_poison(nta_unit_addr(blk, unit), units * NTA_UNIT);
