@@ -883,10 +883,15 @@ void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 				    bad, chunk, units * NTA_UNIT, pool->id);
 }
 
-static void nta_kick_fn(struct irq_work *work)
+/*
+ * Drain this CPU's remote list and, with @trim, merge its bins and give
+ * back its spare blocks.  Returns false when it ran nested in a fast path
+ * (an irq_work kick can), which holds the bins: no trim then.
+ */
+static bool nta_drain_this_cpu(bool trim)
 {
-	struct nta_cpu *c;
 	LIST_HEAD(released);
+	struct nta_cpu *c;
 	unsigned long flags;
 	bool mine;
 
@@ -894,15 +899,32 @@ static void nta_kick_fn(struct irq_work *work)
 	c = this_cpu_ptr(&nta_cpu);
 	mine = nta_slow_take_mark(c);
 	nta_drain_locked(c, mine, &released);
-	/* An interrupted fast path holds the bins: trim next time. */
-	if (READ_ONCE(c->trim) && mine) {
-		WRITE_ONCE(c->trim, false);
+	if (trim && mine) {
 		nta_bins_flush(c, &released);
 		nta_pool_trim(&c->pool, &released);
 	}
 	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	nta_release_blocks(&released);
+	return mine;
+}
+
+static void nta_kick_fn(struct irq_work *work)
+{
+	bool trim = READ_ONCE(this_cpu_ptr(&nta_cpu)->trim);
+
+	if (nta_drain_this_cpu(trim) && trim)
+		WRITE_ONCE(this_cpu_ptr(&nta_cpu)->trim, false);
+}
+
+/*
+ * nta_drain_all()'s work, on each CPU in process context: a fast path
+ * cannot be preempted, so the mark is free (on PREEMPT_RT a preempted
+ * slow path holding it releases it before the lock is ours).
+ */
+static long nta_trim_this_cpu(void *unused)
+{
+	return nta_drain_this_cpu(true) ? 0 : -EBUSY;
 }
 
 /*
@@ -954,31 +976,6 @@ static void nta_drain_offline(struct work_struct *work)
  *
  * Context: process context; may sleep.
  */
-/*
- * nta_drain_all()'s work on one CPU, in process context on that CPU: a
- * fast path cannot be preempted, so the mark is free (on PREEMPT_RT a
- * preempted slow path holding it releases it before the lock is ours).
- */
-static long nta_trim_this_cpu(void *unused)
-{
-	LIST_HEAD(released);
-	struct nta_cpu *c;
-	unsigned long flags;
-	bool mine;
-
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
-	nta_drain_locked(c, mine, &released);
-	if (mine)
-		nta_bins_flush(c, &released);
-	nta_pool_trim(&c->pool, &released);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
-	nta_release_blocks(&released);
-	return mine ? 0 : -EBUSY;
-}
-
 void nta_drain_all(void)
 {
 	unsigned int cpu;
