@@ -969,9 +969,9 @@ static void nta_drain_offline(struct work_struct *work)
 /**
  * nta_drain_all - make every CPU free what others queued for it, and wait
  *
- * Every online CPU also gives back its spare block above the reserve, so
- * that afterwards each pool holds its reserve plus the blocks that still
- * have live objects.  Used by tests and by statistics readers that want
+ * Every online CPU also merges the objects parked in its bins and gives
+ * back its spare blocks above the reserve, so that afterwards each pool
+ * holds its reserve plus the blocks that still have live objects.  Used by tests and by statistics readers that want
  * exact block counts.
  *
  * Context: process context; may sleep.
