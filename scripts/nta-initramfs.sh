@@ -23,12 +23,14 @@ for a in $("$R/bin/busybox" --list-full); do
 	[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 done
 
-# BIN: the binary and every shared library ldd lists, at the same paths.
+# BIN: the binary as /usr/bin/BIN (wherever PATH found it, a symlink farm
+# included) and every shared library ldd lists, at the same paths.
 add_bin() {
 	local b lib
 	b=$(command -v "$1") || return 1
-	mkdir -p "$R$(dirname "$b")"
-	cp -L "$b" "$R$b"
+	b=$(readlink -f "$b")
+	mkdir -p "$R/usr/bin"
+	cp -L "$b" "$R/usr/bin/$1"
 	for lib in $(ldd "$b" 2>/dev/null | grep -oE '/[^ ]+'); do
 		[ -e "$R$lib" ] && continue
 		mkdir -p "$R$(dirname "$lib")"

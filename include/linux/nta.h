@@ -100,6 +100,7 @@ static inline unsigned int nta_object_size(unsigned int size)
 {
 	return ALIGN(size, L1_CACHE_BYTES);
 }
+
 unsigned int nta_max_size(void);
 bool nta_owns(const void *ptr);
 void nta_count_fallback(void);

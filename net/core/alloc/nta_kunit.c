@@ -1040,6 +1040,13 @@ static struct nta_cpu *nta_tcpu(unsigned int cpu)
 	return per_cpu_ptr(&nta_cpu, cpu);
 }
 
+/* Units a CPU can hand out without growing: its free lists and bins. */
+static unsigned long nta_tfree_units(unsigned int cpu)
+{
+	return READ_ONCE(nta_tcpu(cpu)->pool.free_units) +
+	       READ_ONCE(nta_tcpu(cpu)->bin_units);
+}
+
 /* Another online CPU than @cpu, or -1. */
 static int nta_tother_cpu(unsigned int cpu)
 {
@@ -1533,7 +1540,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	if (other < 0)
 		kunit_skip(test, "needs two online CPUs");
 	nta_drain_all();
-	free0 = READ_ONCE(nta_tcpu(owner)->pool.free_units);
+	free0 = nta_tfree_units(owner);
 
 	nta_tstats(&s0);
 	o = nta_talloc_objs(test, n, 700);
@@ -1548,7 +1555,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_FALSE(test, nta_tremote_empty(owner));
 	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count), n);
-	KUNIT_EXPECT_LT(test, READ_ONCE(nta_tcpu(owner)->pool.free_units), free0);
+	KUNIT_EXPECT_LT(test, nta_tfree_units(owner), free0);
 
 	/* The owner's next call merges them. */
 	p = nta_alloc(1, GFP_KERNEL);
@@ -1559,7 +1566,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), n);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, drains), 1);
 	nta_free(p, 1);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(owner)->pool.free_units), free0);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
 }
 
 static void nta_tfree_twice(void *arg)
@@ -2005,7 +2012,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 
 	nta_tpin(test, victim);
 	nta_drain_all();
-	free0 = READ_ONCE(nta_tcpu(victim)->pool.free_units);
+	free0 = nta_tfree_units(victim);
 	nta_tstats(&s0);
 	o = nta_talloc_objs(test, 3 * n, 1024);
 	/* Queue n for the victim while it is busy (so not kicked)... */
@@ -2043,7 +2050,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 3 * n);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s1.bad_frees, s0.bad_frees);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(victim)->pool.free_units), free0);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(victim), free0);
 	KUNIT_EXPECT_GE(test, READ_ONCE(nta_tcpu(victim)->pool.nr_blocks),
 			nta_reserve_blocks);
 
@@ -2052,7 +2059,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_PTR_EQ(test, nta_block_of(p)->pool, &nta_tcpu(victim)->pool);
 	nta_free(p, 1024);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(victim)->pool.free_units), free0);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(victim), free0);
 }
 
 /*
