@@ -971,8 +971,8 @@ static void nta_drain_offline(struct work_struct *work)
  *
  * Every online CPU also merges the objects parked in its bins and gives
  * back its spare blocks above the reserve, so that afterwards each pool
- * holds its reserve plus the blocks that still have live objects.  Used by tests and by statistics readers that want
- * exact block counts.
+ * holds its reserve plus the blocks that still have live objects.  Used
+ * by tests and by statistics readers that want exact block counts.
  *
  * Context: process context; may sleep.
  */
