@@ -35,10 +35,11 @@
  * for the bitmaps, and its length byte (nta_block.cls) is 0, so a second
  * free of it is refused like any double free.
  *
- * An object freed on a CPU that does not own it is pushed on the owner's
- * lock-less remote list (nta_remote_free()); the owner drains the list on
- * its next nta_alloc() or nta_free().  The freer that queues the
- * NTA_KICK_THRESHOLD-th object kicks the owner with an irq_work, so an idle
+ * An object freed on a CPU that does not own it is marked pending in its
+ * block, and the block pushed on the owner's lock-less remote list
+ * (nta_remote_free()), without a write into the object; the owner frees
+ * what it finds pending on its next slow path.  The freer that queues the
+ * NTA_KICK_BLOCKS-th block kicks the owner with an irq_work, so an idle
  * owner does not sit on freed memory.  Pools of offline CPUs are drained by
  * the hotplug callback and, afterwards, by a work item.
  *
@@ -60,6 +61,7 @@
 #include <linux/mm.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -462,6 +464,99 @@ static __always_inline void nta_drain_locked(struct nta_cpu *c, bool mine,
 		__nta_drain_locked(c, mine, released);
 }
 
+static DEFINE_RATELIMIT_STATE(nta_report_rs, 5 * HZ, 10);
+
+/*
+ * Print one report: every bad free and poison hit is counted; the first
+ * ten in five seconds are printed, with a WARN's backtrace unless the
+ * KUnit suite provoked them.  CONFIG_BUG_ON_DATA_CORRUPTION stops the
+ * machine (CHECK_DATA_CORRUPTION()).
+ */
+static void __cold nta_print_report(const struct nta_report *r)
+{
+	bool warn = READ_ONCE(nta_warn_bad_free);
+
+	/* The limit is on the noise, not on BUG_ON_DATA_CORRUPTION. */
+	if (!__ratelimit(&nta_report_rs) &&
+	    !(IS_ENABLED(CONFIG_BUG_ON_DATA_CORRUPTION) && warn))
+		return;
+	if (r->bad)
+		pr_err("write after free at %p in free chunk %p (%u bytes)\n",
+		       r->bad, r->ptr, r->size);
+	else
+		pr_err("refusing free of %p size %u (block %p): %s\n",
+		       r->ptr, r->size, nta_block_of(r->ptr),
+		       nta_bad_free_reason(r->why));
+	if (r->nr > 1)
+		pr_err("and %u more found under the lock\n", r->nr - 1);
+	/* As SLUB's reports do, mark the kernel as having seen corruption. */
+	if (CHECK_DATA_CORRUPTION(warn, "nta: memory corruption detected\n"))
+		add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
+}
+
+static noinline void __cold nta_complain(const void *ptr, unsigned int size,
+					 enum nta_bad_free why)
+{
+	struct nta_report r = { .nr = 1, .ptr = ptr, .size = size, .why = why };
+
+	this_cpu_inc(nta_cpu.stats.bad_frees);
+	nta_print_report(&r);
+}
+
+/*
+ * Record a report found under the local lock (or in a dead CPU's pool);
+ * nta_flush_reports() prints it once no lock is held.  Interrupts off,
+ * so that a nested context of this CPU cannot tear the record.
+ */
+static void __cold nta_record_report(const void *ptr, const void *bad,
+				     unsigned int size, enum nta_bad_free why)
+{
+	struct nta_report *r;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	r = this_cpu_ptr(&nta_cpu.report);
+	if (!r->nr++) {
+		r->ptr = ptr;
+		r->bad = bad;
+		r->size = size;
+		r->why = why;
+	}
+	local_irq_restore(flags);
+}
+
+static noinline void __cold nta_print_reports(void)
+{
+	struct nta_report r;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	r = *this_cpu_ptr(&nta_cpu.report);
+	this_cpu_ptr(&nta_cpu.report)->nr = 0;
+	local_irq_restore(flags);
+	if (r.nr)
+		nta_print_report(&r);
+}
+
+/* After every slow path, with no lock held: one load when nothing waits. */
+static __always_inline void nta_flush_reports(void)
+{
+	if (unlikely(raw_cpu_read(nta_cpu.report.nr)))
+		nta_print_reports();
+}
+
+/*
+ * Called by the owner's drain, under its lock, for a queued object that is
+ * no longer live: a double free that raced with the owner's own free.
+ * The statistics counted it out twice; they stay off by that object.
+ */
+void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
+			 unsigned int size, enum nta_bad_free why)
+{
+	this_cpu_inc(nta_cpu.stats.bad_frees);
+	nta_record_report(ptr, NULL, size, why);
+}
+
 static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 {
 	LIST_HEAD(released);
@@ -495,6 +590,7 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 
+	nta_flush_reports();
 	if (unlikely(!list_empty(&released)))
 		nta_release_blocks(&released);
 	if (obj && want_init_on_alloc(gfp))
@@ -552,42 +648,10 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	return obj;
 }
 
-static noinline void __cold nta_complain(const void *ptr, unsigned int size,
-					 enum nta_bad_free why)
-{
-	this_cpu_inc(nta_cpu.stats.bad_frees);
-	if (READ_ONCE(nta_warn_bad_free))
-		WARN_ONCE(1, "nta: refusing free of %p size %u (block %p): %s\n",
-			  ptr, size, nta_block_of(ptr), nta_bad_free_reason(why));
-	else
-		pr_info_ratelimited("refused free of %p size %u (block %p): %s\n",
-				    ptr, size, nta_block_of(ptr),
-				    nta_bad_free_reason(why));
-}
-
-/*
- * Called by the owner's drain for an object another CPU queued with the
- * wrong size.  The freer already counted it out; it stays allocated, so
- * count it back in.  Drains of offline CPUs' pools run preemptible, hence
- * this_cpu_add().
- */
-void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
-			 unsigned int size, enum nta_bad_free why)
-{
-	nta_complain(ptr, size, why);
-	this_cpu_inc(nta_cpu.stats.inuse_objects);
-	this_cpu_add(nta_cpu.stats.requested_bytes, size);
-	this_cpu_add(nta_cpu.stats.reserved_bytes,
-		     nta_size_to_units(size) * NTA_UNIT);
-	if (IS_ENABLED(CONFIG_NTA_STATS))
-		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
-			     nta_kmalloc_of_units(nta_size_to_units(size)));
-}
-
 /*
  * Queue the object for its owner.  The owner drains on its next slow
  * path, so it only needs a kick when it may not take one soon: when it is
- * idle and this is the first object queued, or when NTA_KICK_THRESHOLD
+ * idle and this is the first block queued, or when NTA_KICK_BLOCKS blocks
  * have piled up anyway.
  */
 static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
@@ -603,8 +667,8 @@ static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 		return why;
 	nta_count(c, mine, NTA_CTR(remote_frees), 1);
 	nta_account(c, mine, size, -1);
-	if (queued == NTA_KICK_THRESHOLD ||
-	    (queued == 1 && idle_cpu(owner->id))) {
+	if (unlikely(queued) && (queued == NTA_KICK_BLOCKS ||
+				 (queued == 1 && idle_cpu(owner->id)))) {
 		if (nta_kick_cpu(owner->id))
 			nta_count(c, mine, NTA_CTR(kicks), 1);
 	}
@@ -669,6 +733,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size)
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 
 	/* Reports print outside the lock: printk may allocate an skb. */
+	nta_flush_reports();
 	if (unlikely(why))
 		nta_complain(ptr, size, why);
 	if (unlikely(!list_empty(&released)))
@@ -871,16 +936,12 @@ void nta_get_stats(struct nta_stats *stats, int cpu)
 		nta_add_cpu_stats(stats, i);
 }
 
+/* Called under the lock by CONFIG_NTA_DEBUG's check of a free chunk. */
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad)
 {
 	atomic_inc(&nta_poison_reports);
-	if (READ_ONCE(nta_warn_bad_free))
-		WARN_ONCE(1, "nta: write after free at %p in free chunk %p (%u bytes) of CPU %u\n",
-			  bad, chunk, units * NTA_UNIT, pool->id);
-	else
-		pr_info_ratelimited("write after free at %p in free chunk %p (%u bytes) of CPU %u\n",
-				    bad, chunk, units * NTA_UNIT, pool->id);
+	nta_record_report(chunk, bad, units * NTA_UNIT, NTA_FREE_OK);
 }
 
 /*
@@ -905,6 +966,7 @@ static bool nta_drain_this_cpu(bool trim)
 	}
 	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_flush_reports();
 	nta_release_blocks(&released);
 	return mine;
 }
@@ -948,6 +1010,7 @@ static void nta_drain_dead_pool(unsigned int cpu)
 
 	nta_bins_flush(c, &released);
 	n = nta_pool_drain(&c->pool, &released);
+	nta_flush_reports();
 	nta_release_blocks(&released);
 	if (n) {
 		this_cpu_inc(nta_cpu.stats.drains);
@@ -1054,6 +1117,7 @@ static int nta_cpu_online(unsigned int cpu)
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	nta_drain_locked(c, false, &released);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_flush_reports();
 	nta_release_blocks(&released);
 
 	/* Switched off: no reserve until nta_fill_reserves() (sysctl on). */
@@ -1076,7 +1140,7 @@ static int nta_cpu_dead(unsigned int cpu)
 static unsigned long nta_cpu_reclaimable(unsigned int cpu)
 {
 	const struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
-	unsigned long n = atomic_read(&pool->remote_count);
+	unsigned long n = atomic_read(&pool->remote_blocks);
 	unsigned int blocks = READ_ONCE(pool->nr_blocks);
 
 	if (blocks > pool->reserve &&

@@ -21,9 +21,11 @@
  * either side, found through @used; so no two free chunks are ever
  * adjacent, and a block whose objects are all gone is one chunk again.
  *
- * Objects freed on another CPU are pushed on the owner's lock-less remote
- * list and merged when the owner drains it; nothing but the owner ever
- * touches the lists or the @used and @start bitmaps.
+ * An object freed on another CPU is marked in its block's @pending bitmap
+ * and the block pushed on the owner's lock-less remote list; the owner
+ * frees the marked objects when it drains the list.  Nothing but the
+ * owner ever touches the lists, the @used and @start bitmaps or the
+ * objects' memory.
  */
 
 #include <linux/atomic.h>
@@ -41,12 +43,6 @@
 #include <linux/types.h>
 
 #include "nta_core.h"
-
-/* An object on its owner's remote-free list, until the owner drains it. */
-struct nta_remote {
-	struct llist_node node;
-	unsigned int size;
-};
 
 static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
 			  unsigned int unit, unsigned int units)
@@ -78,7 +74,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	for (i = 0; i < NTA_NR_LISTS; i++)
 		INIT_LIST_HEAD(&pool->free[i]);
 	init_llist_head(&pool->remote);
-	atomic_set(&pool->remote_count, 0);
+	atomic_set(&pool->remote_blocks, 0);
 	INIT_LIST_HEAD(&pool->blocks);
 	pool->nr_blocks = 0;
 	pool->reserve = reserve;
@@ -101,7 +97,6 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 
 	BUILD_BUG_ON(NTA_HDR_UNITS * NTA_UNIT < sizeof(struct nta_block));
 	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
-	BUILD_BUG_ON(sizeof(struct nta_remote) > NTA_UNIT);
 	/* @cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
@@ -245,14 +240,15 @@ enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
  * @owner: the pool that owns the object
  * @ptr: the object, in a block the caller has made sure is NTA's
  * @size: its size
- * @queued: set to the number of objects queued for @owner, this one
- *	included; 1 means the owner had nothing pending
+ * @queued: set to the number of blocks queued for @owner, this one
+ *	included, when this free queued the object's block; else 0
  *
  * Any context on any CPU may call this concurrently with the owner and
  * with other remote freers.  It checks the object's @cls byte (start and
- * size) before it writes anything, and the owner checks again when it
- * drains.  The object's @pending bit makes a second free of the same
- * object fail instead of corrupting the remote list.
+ * size) and writes nothing into the object: it sets the object's @pending
+ * bit, which makes a second free of the same object fail, and queues the
+ * block on @owner's remote list unless it is there already.  One atomic
+ * per object, three more per block queued.
  *
  * Return: NTA_FREE_OK, or why the free must be refused.
  */
@@ -260,35 +256,95 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 				  unsigned int size, unsigned int *queued)
 {
 	struct nta_block *blk = nta_block_of(ptr);
-	struct nta_remote *obj = ptr;
+	unsigned int unit = nta_unit_of(blk, ptr);
 	enum nta_bad_free why;
 
 	*queued = 0;
 	why = nta_check_object(blk, ptr, size);
 	if (why)
 		return why;
-	if (test_and_set_bit(nta_unit_of(blk, ptr), blk->pending))
+	if (test_and_set_bit(unit, blk->pending))
 		return NTA_FREE_PENDING;
 	/*
-	 * The owner may have freed this object between our check and the
-	 * bit: it clears @cls before @pending, so look again now that the
-	 * bit is ours.
+	 * The bit is set, fully ordered, before @queued is read; the owner
+	 * clears @queued, fully ordered, before it looks at @pending again
+	 * (nta_drain_block()).  So either the owner sees this bit or this
+	 * free queues the block.
 	 */
-	if (READ_ONCE(blk->cls[nta_unit_of(blk, ptr)]) != nta_size_to_units(size)) {
-		clear_bit_unlock(nta_unit_of(blk, ptr), blk->pending);
-		return NTA_FREE_NOT_ALLOCATED;
-	}
-	/* Wipe now, as the freer asked; the owner may drain much later. */
-	if (owner->init_on_free)
-		memset(ptr, 0, size);
-	obj->size = size;
-	/*
-	 * Count before publishing: the owner subtracts only what it took off
-	 * the list, so the count never goes below the list's length.
-	 */
-	*queued = atomic_inc_return(&owner->remote_count);
-	llist_add(&obj->node, &owner->remote);
+	if (READ_ONCE(blk->queued) || xchg(&blk->queued, 1))
+		return NTA_FREE_OK;
+	/* Count before publishing, so the count never goes below the list. */
+	*queued = atomic_inc_return(&owner->remote_blocks);
+	llist_add(&blk->remote, &owner->remote);
 	return NTA_FREE_OK;
+}
+
+/* Free the objects whose @pending bits are set in @blk, taking the bits. */
+static unsigned int nta_drain_pending(struct nta_pool *pool,
+				      struct nta_block *blk,
+				      struct list_head *released)
+{
+	unsigned int i, unit, units, count = 0;
+	unsigned long bits;
+
+	for (i = 0; i < NTA_BITMAP_LONGS; i++) {
+		if (!READ_ONCE(blk->pending[i]))
+			continue;
+		bits = xchg(&blk->pending[i], 0);
+		for (; bits; bits &= bits - 1) {
+			unit = i * BITS_PER_LONG + __ffs(bits);
+			units = blk->cls[unit];
+			/*
+			 * No longer live: a double free that raced with the
+			 * owner's own free of the object.  Report, write
+			 * nothing.
+			 */
+			if (unlikely(!units)) {
+				nta_report_bad_free(pool, nta_unit_addr(blk, unit),
+						    0, NTA_FREE_NOT_ALLOCATED);
+				continue;
+			}
+			/* Wiped only now that the owner has checked it. */
+			if (pool->init_on_free)
+				memset(nta_unit_addr(blk, unit), 0,
+				       units * NTA_UNIT);
+			nta_free_units(pool, blk, unit, units, released);
+			count++;
+		}
+	}
+	return count;
+}
+
+static bool nta_block_has_pending(const struct nta_block *blk)
+{
+	unsigned int i;
+
+	for (i = 0; i < NTA_BITMAP_LONGS; i++)
+		if (READ_ONCE(blk->pending[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Drain one block taken off the remote list.  @queued stays set while the
+ * owner works, so no freer pushes the block again meanwhile; a freer that
+ * sets a bit then leaves it to the owner, who looks again after clearing
+ * @queued (both sides order the two with full barriers).  So a block is
+ * on the list only with bits pending, i.e. with live objects, and the
+ * owner never gives back a block that is still on the list.
+ */
+static unsigned int nta_drain_block(struct nta_pool *pool,
+				    struct nta_block *blk,
+				    struct list_head *released)
+{
+	unsigned int count = 0;
+
+	do {
+		count += nta_drain_pending(pool, blk, released);
+		/* Ordered before the next look at @pending: nta_remote_free(). */
+		smp_store_mb(blk->queued, 0);
+	} while (nta_block_has_pending(blk) && !xchg(&blk->queued, 1));
+	return count;
 }
 
 /**
@@ -296,43 +352,26 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
  * @pool: the pool; the caller is its owner
  * @released: where blocks that became wholly free above the reserve go
  *
- * An object queued with the wrong size is reported through
- * nta_report_bad_free() and left allocated.
+ * A queued object that is no longer live is reported through
+ * nta_report_bad_free() and left alone.
  *
  * Return: the number of objects freed.
  */
 unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 {
 	struct llist_node *head, *pos, *next;
-	unsigned int count = 0, queued = 0;
+	unsigned int count = 0, blocks = 0;
+	struct nta_block *blk;
 
 	if (llist_empty(&pool->remote))
 		return 0;
 	head = llist_del_all(&pool->remote);
 	llist_for_each_safe(pos, next, head) {
-		struct nta_remote *obj = llist_entry(pos, struct nta_remote, node);
-		struct nta_block *blk = nta_block_of(obj);
-		unsigned int unit = nta_unit_of(blk, obj);
-		unsigned int size = obj->size;
-		enum nta_bad_free why = nta_check_size(blk, obj, size);
-
-		queued++;
-		if (unlikely(why)) {
-			/* The object stays allocated; a correct free still works. */
-			nta_report_bad_free(pool, obj, size, why);
-			clear_bit_unlock(unit, blk->pending);
-			continue;
-		}
-		nta_do_free(pool, obj, size, released);
-		/*
-		 * Clear pending only once @cls is clear and we are done with
-		 * the object's link and size (hence _unlock): a racing second
-		 * free then finds @cls clear after taking the bit.
-		 */
-		clear_bit_unlock(unit, blk->pending);
-		count++;
+		blk = llist_entry(pos, struct nta_block, remote);
+		blocks++;
+		count += nta_drain_block(pool, blk, released);
 	}
-	atomic_sub(queued, &pool->remote_count);
+	atomic_sub(blocks, &pool->remote_blocks);
 	return count;
 }
 

@@ -40,14 +40,16 @@
 
 /**
  * struct nta_block - header at the start of every block
+ * @pending: one bit per object another CPU has freed and the owner has
+ *	not drained yet; set with an atomic by any CPU, taken by the owner
+ * @remote: entry on the owner's @remote list while @queued is set
+ * @queued: 1 while the block is on its owner's @remote list
  * @link: entry on the owning pool's list of blocks
  * @pool: the pool that owns the block; only it allocates from or merges
  *	in the block
  * @free_units: units of the block on the pool's free lists
  * @used: one bit per unit that belongs to a live object or to this header
  * @start: one bit per unit where a live object begins
- * @pending: one bit per object whose remote free is in flight; set with
- *	an atomic bitop by any CPU, cleared by the owner when it drains
  * @cls: per unit, the length in units of the live object that starts
  *	there, 0 anywhere else (free, inside an object, the header, or the
  *	start of an object parked in a per-CPU bin of the kernel glue)
@@ -58,15 +60,22 @@
  *
  * @cls keeps the size of every live object out of band: a free is checked
  * (start, size and double free) with one byte compare, and nothing is
- * written into an object before that check has passed.
+ * written into an object before that check has passed.  A free from
+ * another CPU writes nothing into the object at all: it sets the object's
+ * @pending bit and queues the block, and the owner frees what it finds
+ * pending.  The fields other CPUs write come first and share their cache
+ * line only with @link, which changes when the block joins or leaves its
+ * pool, not with the bitmaps the owner writes on every operation.
  */
 struct nta_block {
+	unsigned long pending[NTA_BITMAP_LONGS];
+	struct llist_node remote;
+	unsigned long queued;
 	struct list_head link;
 	struct nta_pool *pool;
 	unsigned int free_units;
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
-	unsigned long pending[NTA_BITMAP_LONGS];
 	u8 cls[NTA_BLOCK_UNITS];
 };
 
@@ -76,16 +85,17 @@ struct nta_block {
 /* List i holds free chunks of exactly i units, i in 1..NTA_DATA_UNITS. */
 #define NTA_NR_LISTS		(NTA_DATA_UNITS + 1)
 
-/* Remote frees an owner may have queued before a freer kicks it. */
-#define NTA_KICK_THRESHOLD	64
+/* Blocks with remote frees an owner may have queued before a freer kicks it. */
+#define NTA_KICK_BLOCKS		8
 
 /**
  * struct nta_pool - one CPU's allocator state
  * @nonempty: bit i set when list i of @free is not empty
  * @free: free chunks by size in units, linked through their first unit
- * @remote: objects freed by other CPUs; producers: any CPU through
- *	nta_remote_free(); consumer: the owner only, in nta_pool_drain()
- * @remote_count: objects pushed on @remote since the last drain
+ * @remote: blocks holding objects that other CPUs freed; producers: any
+ *	CPU through nta_remote_free(); consumer: the owner only, in
+ *	nta_pool_drain()
+ * @remote_blocks: blocks pushed on @remote since the last drain
  * @blocks: every block the pool owns
  * @nr_blocks: length of @blocks
  * @reserve: blocks the pool keeps even when they are wholly free
@@ -98,7 +108,7 @@ struct nta_pool {
 	unsigned long nonempty[BITS_TO_LONGS(NTA_NR_LISTS)];
 	struct list_head free[NTA_NR_LISTS];
 	struct llist_head remote;
-	atomic_t remote_count;
+	atomic_t remote_blocks;
 	struct list_head blocks;
 	unsigned int nr_blocks;
 	unsigned int reserve;
@@ -350,22 +360,6 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 		return NTA_FREE_NOT_ALLOCATED;
 	if (unlikely(test_bit(unit, blk->pending)))
 		return NTA_FREE_PENDING;
-	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
-		return NTA_FREE_WRONG_SIZE;
-	return NTA_FREE_OK;
-}
-
-/*
- * The owner's check of an object another CPU queued: as
- * nta_check_object(), without @pending, which the queuer set itself.
- */
-static __always_inline enum nta_bad_free
-nta_check_size(const struct nta_block *blk, const void *ptr, unsigned int size)
-{
-	unsigned int cls = blk->cls[nta_unit_of(blk, ptr)];
-
-	if (unlikely(!cls))
-		return NTA_FREE_NOT_ALLOCATED;
 	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
 		return NTA_FREE_WRONG_SIZE;
 	return NTA_FREE_OK;

@@ -46,6 +46,26 @@ struct nta_pcpu_stats {
 #define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
 
 /**
+ * struct nta_report - a report found under the local lock, printed after it
+ * @nr: reports recorded since the last print; only the first is kept
+ * @ptr: the pointer of a refused free, or the free chunk with bad poison
+ * @bad: the first overwritten byte of a poison report, else NULL
+ * @size: the refused free's size (0 when not known) or the chunk's size
+ * @why: why the free was refused
+ *
+ * printk() can allocate an skb (netconsole), which would re-enter NTA on
+ * this CPU with its pool in the middle of an update: so what is found
+ * under the lock is only recorded, and printed once the lock is dropped.
+ */
+struct nta_report {
+	unsigned int nr;
+	const void *ptr;
+	const void *bad;
+	unsigned int size;
+	enum nta_bad_free why;
+};
+
+/**
  * struct nta_cpu - one CPU's allocator
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
  *	holds it owns @bin, @bin_nr, @bin_units, @live and @fast
@@ -61,6 +81,7 @@ struct nta_pcpu_stats {
  * @stats: counters kept with this_cpu_*() operations
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks
+ * @report: reports waiting to be printed outside the lock
  */
 struct nta_cpu {
 	u8 busy;
@@ -74,6 +95,7 @@ struct nta_cpu {
 	struct nta_pcpu_stats stats;
 	struct irq_work kick;
 	bool trim;
+	struct nta_report report;
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
@@ -83,9 +105,9 @@ extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;
 
 /*
- * Bad frees and poison reports WARN once by default; the KUnit suite
- * provokes them on purpose and turns this off, so that its expected
- * reports are not taken for bugs.
+ * Bad frees and poison reports WARN (rate-limited), or BUG() with
+ * CONFIG_BUG_ON_DATA_CORRUPTION; the KUnit suite provokes them on purpose
+ * and turns this off, so that its expected reports are plain lines.
  */
 extern bool nta_warn_bad_free;
 

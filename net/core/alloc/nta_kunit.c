@@ -111,7 +111,7 @@ static void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 	s->free_units = pool->free_units;
 	s->nr_blocks = pool->nr_blocks;
 	s->reserve = pool->reserve;
-	s->remote_count = atomic_read(&pool->remote_count);
+	s->remote_count = atomic_read(&pool->remote_blocks);
 
 	list_for_each_entry(blk, &pool->blocks, link) {
 		struct nta_tsnap_block *b = &s->block[s->nr_snap_blocks];
@@ -267,6 +267,9 @@ static unsigned int nta_tcheck(const struct nta_pool *pool, char *msg,
 			NTA_BAD("block %p: object start in free space", blk);
 		if (!bitmap_subset(blk->pending, blk->start, NTA_BLOCK_UNITS))
 			NTA_BAD("block %p: pending bit on no object", blk);
+		if (!bitmap_empty(blk->pending, NTA_BLOCK_UNITS) &&
+		    !READ_ONCE(blk->queued))
+			NTA_BAD("block %p: remote frees pending, not queued", blk);
 		/* A length byte sits on an object's start and says its length. */
 		for (i = 0; i < NTA_BLOCK_UNITS; i++)
 			if (blk->cls[i] && (!test_bit(i, blk->start) ||
@@ -783,11 +786,14 @@ static void nta_core_release_above_reserve(struct kunit *test)
 	NTA_EXPECT_POOL_OK(test, pool);
 }
 
-/* Remote frees: queued with their pending bit, counted for the kick. */
+/*
+ * Remote frees: a pending bit each, the block queued once, nothing
+ * written into the objects.
+ */
 static void nta_core_remote_queue(struct kunit *test)
 {
 	struct nta_pool *pool = nta_tpool(test, 1, 1);
-	unsigned int n = NTA_KICK_THRESHOLD + 1, i, queued;
+	unsigned int n = 40, i, queued;
 	LIST_HEAD(released);
 	struct nta_block *blk;
 	void **objs;
@@ -800,14 +806,19 @@ static void nta_core_remote_queue(struct kunit *test)
 	}
 	blk = nta_block_of(objs[0]);
 	KUNIT_EXPECT_EQ(test, nta_pool_drain(pool, &released), 0);
+	for (i = 0; i < n; i++)
+		memset(objs[i], i + 1, 100);
 
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, nta_remote_free(pool, objs[i], 100, &queued),
 				NTA_FREE_OK);
-		KUNIT_EXPECT_EQ(test, queued, i + 1);
+		KUNIT_EXPECT_EQ(test, queued, i ? 0 : 1);
 		KUNIT_EXPECT_TRUE(test, test_bit(nta_tunit(objs[i]), blk->pending));
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_count), n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_blocks), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(blk->queued), 1);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(objs[i], i + 1, 100));
 	/* Queued objects are still allocated until the owner drains. */
 	KUNIT_EXPECT_EQ(test, pool->free_units,
 			NTA_DATA_UNITS - n * nta_size_to_units(100));
@@ -816,7 +827,8 @@ static void nta_core_remote_queue(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, nta_pool_drain(pool, &released), n);
 	KUNIT_EXPECT_TRUE(test, list_empty(&released));
-	KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_count), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_blocks), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(blk->queued), 0);
 	KUNIT_EXPECT_TRUE(test, llist_empty(&pool->remote));
 	KUNIT_EXPECT_TRUE(test, bitmap_empty(blk->pending, NTA_BLOCK_UNITS));
 	KUNIT_EXPECT_EQ(test, pool->free_units, NTA_DATA_UNITS);
@@ -963,7 +975,7 @@ static void nta_core_bad_free(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, queued, 0);
 		KUNIT_EXPECT_EQ(test, nta_pool_drain(pool, &released), 0);
 		KUNIT_EXPECT_TRUE(test, list_empty(&released));
-		KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_count), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&pool->remote_blocks), 0);
 	}
 	nta_tpool_expect_intact(test, pool, before);
 
@@ -1208,6 +1220,26 @@ static struct nta_tobjs *nta_talloc_objs(struct kunit *test, unsigned int n,
 		KUNIT_ASSERT_NOT_NULL(test, o->obj[i]);
 	}
 	return o;
+}
+
+/* How many blocks objects @from..@to - 1 of @o lie in. */
+static unsigned int nta_tnr_blocks(const struct nta_tobjs *o,
+				   unsigned int from, unsigned int to)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = from; i < to; i++) {
+		for (j = from; j < i; j++)
+			if (nta_block_of(o->obj[j]) == nta_block_of(o->obj[i]))
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+static int nta_tremote_blocks(unsigned int cpu)
+{
+	return atomic_read(&nta_tcpu(cpu)->pool.remote_blocks);
 }
 
 static bool nta_tremote_empty(unsigned int cpu)
@@ -1554,7 +1586,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	/* The freer accounts the object gone; the owner still holds it. */
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_FALSE(test, nta_tremote_empty(owner));
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count), n);
+	KUNIT_EXPECT_EQ(test, nta_tremote_blocks(owner), nta_tnr_blocks(o, 0, n));
 	KUNIT_EXPECT_LT(test, nta_tfree_units(owner), free0);
 
 	/* The owner's next call merges them. */
@@ -1562,7 +1594,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	nta_tstats(&s2);
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count), 0);
+	KUNIT_EXPECT_EQ(test, nta_tremote_blocks(owner), 0);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), n);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, drains), 1);
 	nta_free(p, 1);
@@ -1600,10 +1632,12 @@ static void nta_remote_double_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), 1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, inuse_objects), -1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count), 1);
+	KUNIT_EXPECT_EQ(test, nta_tremote_blocks(owner), 1);
 	first = READ_ONCE(nta_tcpu(owner)->pool.remote.first);
-	KUNIT_ASSERT_PTR_EQ(test, (void *)first, o->obj[0]);
+	KUNIT_ASSERT_PTR_EQ(test, first, &nta_block_of(o->obj[0])->remote);
 	KUNIT_EXPECT_NULL(test, first->next);
+	KUNIT_EXPECT_TRUE(test, test_bit(nta_tunit(o->obj[0]),
+					 nta_block_of(o->obj[0])->pending));
 
 	/* And the owner itself may not free it again either. */
 	nta_free(o->obj[0], o->size);
@@ -1615,9 +1649,9 @@ static void nta_remote_double_free(struct kunit *test)
 }
 
 /*
- * A remote free with the wrong size is refused by the owner when it
- * drains; the object stays allocated, a correct free still works, and the
- * counters end where they started.
+ * A remote free with the wrong size is refused at once by the freer, which
+ * checks the object's length byte; the object stays allocated, a correct
+ * free still works, and the counters end where they started.
  */
 static void nta_remote_wrong_size(struct kunit *test)
 {
@@ -1653,6 +1687,129 @@ static void nta_remote_wrong_size(struct kunit *test)
 			    "the refused remote free stays counted as freed");
 	KUNIT_EXPECT_EQ(test, s2.requested_bytes, s0.requested_bytes);
 	KUNIT_EXPECT_EQ(test, s2.reserved_bytes, s0.reserved_bytes);
+}
+
+/* The other CPU's half of nta_double_free_race(). */
+struct nta_tdf {
+	void **x;
+	int cur;	/* the round the owner opened, -1 when done */
+	int acked;	/* the last round the other CPU finished */
+	struct completion done;
+};
+
+static int nta_tdf_thread(void *data)
+{
+	struct nta_tdf *r = data;
+	int i = 0, cur;
+
+	/* Acquire: pairs with the owner's release that opens a round. */
+	while ((cur = smp_load_acquire(&r->cur)) != -1) {
+		if (cur != i) {
+			cpu_relax();
+			continue;
+		}
+		nta_free(r->x[i], NTA_UNIT);
+		/* Release: this round's free is complete. */
+		smp_store_release(&r->acked, i);
+		i++;
+	}
+	complete(&r->done);
+	return 0;
+}
+
+#define NTA_TDF_ROUNDS	512
+
+/*
+ * The owner and another CPU free the same object at the same moment, many
+ * times.  Exactly one of the two frees is refused each round (at once, or
+ * by the owner's drain when both checks passed), nothing is written into
+ * the neighbours, and all memory comes back afterwards.
+ */
+static void nta_double_free_race(struct kunit *test)
+{
+	void **a, **x, **b, **junk;
+	unsigned int owner, i, k = 0, nj = 0;
+	struct nta_stats s0, s1, s2;
+	unsigned long free0;
+	struct task_struct *t;
+	struct nta_tdf r;
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin(test, -1);
+	other = nta_tother_cpu(owner);
+	if (other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	a = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*a), GFP_KERNEL);
+	x = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*x), GFP_KERNEL);
+	b = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*b), GFP_KERNEL);
+	junk = kunit_kcalloc(test, 3 * NTA_TDF_ROUNDS, sizeof(*junk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, junk);
+	nta_drain_all();
+	free0 = nta_tfree_units(owner);
+	nta_tstats(&s0);
+
+	/* Triples of adjacent one-unit objects: neighbour, victim, neighbour. */
+	for (i = 0; i < NTA_TDF_ROUNDS; i++) {
+		a[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		x[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		b[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, a[k]);
+		KUNIT_ASSERT_NOT_NULL(test, x[k]);
+		KUNIT_ASSERT_NOT_NULL(test, b[k]);
+		if (x[k] == a[k] + NTA_UNIT && b[k] == x[k] + NTA_UNIT) {
+			memset(a[k], 0xa0 ^ k, NTA_UNIT);
+			memset(b[k], 0xb0 ^ k, NTA_UNIT);
+			k++;
+			continue;
+		}
+		junk[nj++] = a[k];
+		junk[nj++] = x[k];
+		junk[nj++] = b[k];
+	}
+	KUNIT_ASSERT_GE(test, k, NTA_TDF_ROUNDS / 2);
+
+	r.x = x;
+	r.cur = -2;
+	r.acked = -1;
+	init_completion(&r.done);
+	t = kthread_create_on_cpu(nta_tdf_thread, &r, other, "nta_kunit/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	for (i = 0; i < k; i++) {
+		/* Release: opens round i; the other CPU frees x[i] too. */
+		smp_store_release(&r.cur, i);
+		nta_free(x[i], NTA_UNIT);
+		/* Acquire: pairs with the other CPU's release of the round. */
+		while (smp_load_acquire(&r.acked) != i)
+			cpu_relax();
+	}
+	/* Release: the last round is over. */
+	smp_store_release(&r.cur, -1);
+	wait_for_completion(&r.done);
+	nta_tstats(&s1);
+	nta_drain_all();
+	nta_tstats(&s2);
+	kunit_info(test, "%u rounds: %lld frees refused at once, %lld by the owner's drain\n",
+		   k, NTA_D(&s0, &s1, bad_frees), NTA_D(&s1, &s2, bad_frees));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s2, bad_frees), k);
+
+	for (i = 0; i < k; i++) {
+		KUNIT_EXPECT_EQ(test, nta_check_free(nta_block_of(x[i]), x[i], NTA_UNIT),
+				NTA_FREE_NOT_ALLOCATED);
+		KUNIT_EXPECT_TRUE_MSG(test, !memchr_inv(a[i], 0xa0 ^ i, NTA_UNIT) &&
+				      !memchr_inv(b[i], 0xb0 ^ i, NTA_UNIT),
+				      "round %u: a neighbour was written", i);
+		nta_free(a[i], NTA_UNIT);
+		nta_free(b[i], NTA_UNIT);
+	}
+	for (i = 0; i < nj; i++)
+		nta_free(junk[i], NTA_UNIT);
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
 }
 
 struct nta_tgate {
@@ -1907,12 +2064,12 @@ static void nta_remote_kick_idle(struct kunit *test)
 }
 
 /*
- * A busy owner is kicked by the freer that queues the
- * NTA_KICK_THRESHOLD-th object, and drains within a bounded time.
+ * A busy owner is kicked by the freer that queues the NTA_KICK_BLOCKS-th
+ * block, and drains within a bounded time.
  */
 static void nta_remote_kick_threshold(struct kunit *test)
 {
-	unsigned int n = NTA_KICK_THRESHOLD, owner, ms;
+	unsigned int n = NTA_KICK_BLOCKS, owner, ms;
 	struct nta_stats s0, s1, s2;
 	struct nta_tobjs *o;
 	int other;
@@ -1923,8 +2080,10 @@ static void nta_remote_kick_threshold(struct kunit *test)
 	if (other < 0)
 		kunit_skip(test, "needs two online CPUs");
 	nta_drain_all();
-	KUNIT_ASSERT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count), 0);
-	o = nta_talloc_objs(test, n, 200);
+	KUNIT_ASSERT_EQ(test, nta_tremote_blocks(owner), 0);
+	/* One object per block. */
+	o = nta_talloc_objs(test, n, nta_max_size());
+	KUNIT_ASSERT_EQ(test, nta_tnr_blocks(o, 0, n), n);
 
 	/* One short of the threshold: no kick, and the objects wait. */
 	nta_tstats(&s0);
@@ -1932,8 +2091,7 @@ static void nta_remote_kick_threshold(struct kunit *test)
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, kicks), 0);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(owner)->pool.remote_count),
-			n - 1);
+	KUNIT_EXPECT_EQ(test, nta_tremote_blocks(owner), n - 1);
 
 	/* The last one kicks the owner, which is busy spinning here. */
 	nta_tfree_on(test, other, o, n - 1, n, true);
@@ -2017,7 +2175,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 	o = nta_talloc_objs(test, 3 * n, 1024);
 	/* Queue n for the victim while it is busy (so not kicked)... */
 	nta_tfree_on(test, survivor, o, 0, n, true);
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_tcpu(victim)->pool.remote_count), n);
+	KUNIT_EXPECT_EQ(test, nta_tremote_blocks(victim), nta_tnr_blocks(o, 0, n));
 	/* ...and leave it, with nothing to wake it up. */
 	nta_tpin(test, survivor);
 
@@ -2957,6 +3115,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_remote_wrong_size),
 	KUNIT_CASE(nta_remote_free_neighbour_busy),
 	KUNIT_CASE(nta_remote_free_race),
+	KUNIT_CASE(nta_double_free_race),
 	KUNIT_CASE(nta_remote_kick_idle),
 	KUNIT_CASE(nta_remote_kick_threshold),
 	KUNIT_CASE(nta_remote_init_on_free),

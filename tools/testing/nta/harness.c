@@ -284,7 +284,7 @@ enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size)
 			return why;
 		}
 		c->remote_frees++;
-		if (queued == NTA_KICK_THRESHOLD) {
+		if (queued == NTA_KICK_BLOCKS) {
 			c->kicks++;
 			atomic_set(&owner->kicked, 1);
 		}
@@ -515,11 +515,11 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 		BAD("%lu wholly free blocks kept after trim with %u blocks over a reserve of %u",
 		    st.free_blocks, pool->nr_blocks, pool->reserve);
 	if ((flags & H_CHECK_QUIET) &&
-	    (!llist_empty(&pool->remote) || atomic_read(&pool->remote_count) ||
+	    (!llist_empty(&pool->remote) || atomic_read(&pool->remote_blocks) ||
 	     st.pending))
 		BAD("remote frees in flight: list %s, count %d, pending bits %lu",
 		    llist_empty(&pool->remote) ? "empty" : "not empty",
-		    atomic_read(&pool->remote_count), st.pending);
+		    atomic_read(&pool->remote_blocks), st.pending);
 
 	st.blocks = n;
 	st.largest_free = largest * NTA_UNIT;

@@ -623,12 +623,14 @@ static void test_two_blocks(void)
 }
 
 /* Remote frees from this thread to another pool, with kick and drain. */
-#define RSIZE(i)	(1 + (i) * 3)	/* 70 objects of 1..4 units: one block */
+#define RSIZE(i)	(1 + (i) * 3)	/* 14 objects of 1..1 units: one block */
+#define RBLOCKS		(NTA_KICK_BLOCKS + 2)
 static void test_remote_drain(void)
 {
 	struct hcpu *other = &h_cpus[1];
-	unsigned int i, n = NTA_KICK_THRESHOLD + 6, kicks = 0;
-	void *p[NTA_KICK_THRESHOLD + 6];
+	unsigned int i, n = 14, kicks = 0;
+	unsigned long returns;
+	void *p[16];
 	LIST_HEAD(released);
 
 	u_setup(1);
@@ -637,6 +639,7 @@ static void test_remote_drain(void)
 		ASSERT(p[i], "alloc");
 	}
 	h_cpu_init(other, 1, 0, 0);
+	/* Objects of one block: the first free queues the block, once. */
 	for (i = 0; i < n; i++) {
 		unsigned int queued = ~0u;
 
@@ -644,24 +647,38 @@ static void test_remote_drain(void)
 		       "check %u", i);
 		EXPECT(nta_remote_free(&c->pool, p[i], RSIZE(i), &queued) == NTA_FREE_OK,
 		       "remote free %u", i);
-		EXPECT(queued == i + 1, "remote free %u: queued %u", i, queued);
-		/* nta.c kicks the freer that queues the threshold-th object. */
-		if (queued == NTA_KICK_THRESHOLD)
-			kicks++;
+		EXPECT(queued == (i ? 0 : 1), "remote free %u: queued %u", i, queued);
 		EXPECT(nta_check_free(nta_block_of(p[i]), p[i], RSIZE(i)) ==
 		       NTA_FREE_PENDING, "pending %u", i);
 	}
-	EXPECT(kicks == 1, "%u kicks", kicks);
-	EXPECT(atomic_read(&c->pool.remote_count) == (int)n, "remote_count");
+	EXPECT(atomic_read(&c->pool.remote_blocks) == 1, "remote_blocks");
 	EXPECT(h_check_pool(&c->pool, 0, NULL) == 0, "pool with frees in flight");
 	EXPECT(nta_pool_drain(&c->pool, &released) == n, "drained all");
 	EXPECT(list_empty(&released) && c->pool.nr_blocks == 1, "one reserve block");
 	EXPECT(nta_pool_drain(&c->pool, &released) == 0, "nothing left");
-	EXPECT(atomic_read(&c->pool.remote_count) == 0, "remote_count back to 0");
+	EXPECT(atomic_read(&c->pool.remote_blocks) == 0, "remote_blocks back to 0");
 	u_chunk(nta_block_of(p[0]), NTA_HDR_UNITS, NTA_DATA_UNITS);
 	for (i = 0; i < n; i++)
 		EXPECT(nta_check_free(nta_block_of(p[0]), p[i], RSIZE(i)) ==
 		       NTA_FREE_NOT_ALLOCATED, "gone %u", i);
+
+	/* One object per block: nta.c kicks when the threshold-th is queued. */
+	for (i = 0; i < RBLOCKS; i++) {
+		p[i] = h_alloc(c, NTA_MAX_SIZE);
+		ASSERT(p[i], "alloc block %u", i);
+	}
+	for (i = 0; i < RBLOCKS; i++) {
+		unsigned int queued = ~0u;
+
+		EXPECT(nta_remote_free(&c->pool, p[i], NTA_MAX_SIZE, &queued) ==
+		       NTA_FREE_OK && queued == i + 1, "block %u: queued %u", i, queued);
+		if (queued == NTA_KICK_BLOCKS)
+			kicks++;
+	}
+	EXPECT(kicks == 1, "%u kicks", kicks);
+	EXPECT(nta_pool_drain(&c->pool, &released) == RBLOCKS, "drained the blocks");
+	EXPECT(atomic_read(&c->pool.remote_blocks) == 0, "remote_blocks back to 0");
+	h_release(c, &released);
 
 	/* The count starts again at 1: the owner has nothing pending. */
 	{
@@ -678,15 +695,16 @@ static void test_remote_drain(void)
 	 * A drain that empties two blocks above the reserve of 1: one of them
 	 * is given back, the other stays as the spare.
 	 */
+	returns = c->returns;
 	p[0] = h_alloc(c, NTA_MAX_SIZE);
 	p[1] = h_alloc(c, NTA_MAX_SIZE);
 	ASSERT(p[0] && p[1] && c->pool.nr_blocks == 2, "two blocks");
 	EXPECT(h_free(other, p[0], NTA_MAX_SIZE) == NTA_FREE_OK, "remote 0");
 	EXPECT(h_free(other, p[1], NTA_MAX_SIZE) == NTA_FREE_OK, "remote 1");
 	EXPECT(other->remote_frees == 2, "counted on the freer");
-	EXPECT(h_drain(c) == 2 && c->pool.nr_blocks == 1 && c->returns == 1,
+	EXPECT(h_drain(c) == 2 && c->pool.nr_blocks == 1 && c->returns == returns + 1,
 	       "drain released one block: %u blocks, %lu returns", c->pool.nr_blocks,
-	       c->returns);
+	       c->returns - returns);
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "pool");
 	u_check();
 	EXPECT(h_cpu_destroy(other) == 0, "other");

@@ -9,6 +9,8 @@
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
+#define smp_store_mb(var, value)	\
+	do { __atomic_store_n(&(var), (value), __ATOMIC_RELAXED); smp_mb(); } while (0)
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #endif
