@@ -9,8 +9,8 @@
  * by the node's CPUs, and no more than nta_max=), allocated when its CPU
  * comes online, or when NTA is switched on if it booted with nta=off, and
  * never given back: that reserve is what keeps network memory apart from
- * the rest of the system.  Beyond it, pools grow with atomic page
- * allocations up to nta_max= and give a block back as soon as its last
+ * the rest of the system.  Beyond it, pools grow with the caller's page
+ * allocation flags up to nta_max= and give a block back as soon as its last
  * object is freed, keeping up to NTA_SPARE_BLOCKS wholly free spares so
  * that a pool whose load swings by a few blocks does not churn the page
  * allocator; the shrinker takes the spares back under memory pressure.
@@ -40,8 +40,9 @@
  * (nta_remote_free()), without a write into the object; the owner frees
  * what it finds pending on its next slow path.  The freer that queues the
  * NTA_KICK_BLOCKS-th block kicks the owner with an irq_work, so an idle
- * owner does not sit on freed memory.  Pools of offline CPUs are drained by
- * the hotplug callback and, afterwards, by a work item.
+ * owner does not sit on freed memory.  Pools of offline CPUs are drained,
+ * and give back every wholly free block, reserve included, in the hotplug
+ * callback and, afterwards, in a work item.
  *
  * A global bitmap with one bit per block-sized, block-aligned range of
  * the kernel's linear map says which ranges are NTA blocks, so a foreign
@@ -52,6 +53,7 @@
 
 #define pr_fmt(fmt) "nta: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/gfp.h>
@@ -59,6 +61,7 @@
 #include <linux/irq_work.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
 #include <linux/ratelimit.h>
@@ -101,12 +104,32 @@ static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
 
 bool nta_ready __read_mostly;
 
+#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
+/* For the KUnit suite: block allocations seen, the last one's flags. */
+struct nta_tgrow nta_tgrow;
+
+/* Returns true when the test asks this allocation to fail. */
+static bool nta_note_grow(gfp_t gfp)
+{
+	WRITE_ONCE(nta_tgrow.gfp, gfp);
+	WRITE_ONCE(nta_tgrow.calls, nta_tgrow.calls + 1);
+	return READ_ONCE(nta_tgrow.fail);
+}
+#else
+static bool nta_note_grow(gfp_t gfp)
+{
+	return false;
+}
+#endif
+
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 static unsigned long *nta_block_map __read_mostly;
 static unsigned long nta_block_map_bits __read_mostly;
 
 static void nta_drain_offline(struct work_struct *work);
 static DECLARE_WORK(nta_offline_work, nta_drain_offline);
+/* Serialises the offline work and the shrinker on offline CPUs' pools. */
+static DEFINE_MUTEX(nta_offline_mutex);
 
 static int __init nta_setup(char *str)
 {
@@ -198,7 +221,7 @@ bool nta_owns(const void *ptr)
 	return __nta_owns(ptr);
 }
 
-static struct nta_block *nta_new_block(unsigned int cpu, gfp_t gfp)
+static struct nta_block *nta_new_block(int node, gfp_t gfp)
 {
 	struct page *page;
 	void *mem;
@@ -208,7 +231,9 @@ static struct nta_block *nta_new_block(unsigned int cpu, gfp_t gfp)
 	 * block and nothing beyond it.  Never from the emergency reserves:
 	 * those stay with the page allocator's own pfmemalloc logic.
 	 */
-	page = alloc_pages_node(nta_block_node(cpu),
+	if (nta_note_grow(gfp))
+		return NULL;
+	page = alloc_pages_node(node,
 				gfp | __GFP_COMP | __GFP_NOWARN | __GFP_NOMEMALLOC,
 				NTA_BLOCK_ORDER);
 	if (!page)
@@ -239,14 +264,20 @@ static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 
 #define NTA_CTR(field)	offsetof(struct nta_pcpu_stats, field)
 
+/* Give a block back to the page allocator. */
+static void nta_release_block(struct nta_block *blk)
+{
+	clear_bit(nta_block_index(blk), nta_block_map);
+	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+}
+
 static void nta_release_blocks(struct list_head *released)
 {
 	struct nta_block *blk, *tmp;
 	unsigned int n = 0;
 
 	list_for_each_entry_safe(blk, tmp, released, link) {
-		clear_bit(nta_block_index(blk), nta_block_map);
-		__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+		nta_release_block(blk);
 		n++;
 	}
 	if (n)
@@ -429,22 +460,6 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 			nta_bin_trim(c, u, 0, released);
 }
 
-/* Slow path: the free lists had nothing big enough; try a new block. */
-static noinline void *nta_alloc_grow(struct nta_cpu *c, bool mine,
-				     unsigned int size)
-{
-	struct nta_block *blk;
-
-	if (c->pool.nr_blocks >= nta_max_blocks)
-		return NULL;
-	blk = nta_new_block(smp_processor_id(), GFP_ATOMIC);
-	if (!blk)
-		return NULL;
-	nta_pool_add_block(&c->pool, blk);
-	nta_count(c, mine, NTA_CTR(grows), 1);
-	return nta_pool_alloc(&c->pool, size);
-}
-
 static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
 					struct list_head *released)
 {
@@ -557,17 +572,35 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 	nta_record_report(ptr, NULL, size, why);
 }
 
-static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
+/*
+ * The page allocator flags for a new block, from the caller's: its rules
+ * on sleeping, reclaim, I/O and FS, and through the page allocator its
+ * cpuset and mempolicy, as kmalloc() would have used them.  Never the
+ * emergency reserves (they stay with the page allocator's pfmemalloc
+ * logic and kmalloc_reserve()), one reclaim attempt at most and no
+ * warning: the caller falls back to kmalloc when this fails.
+ */
+static gfp_t nta_grow_gfp(gfp_t gfp)
+{
+	gfp &= ~(__GFP_ZERO | __GFP_MEMALLOC | __GFP_NOFAIL |
+		 __GFP_RETRY_MAYFAIL);
+	return gfp | __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC;
+}
+
+/*
+ * Allocate from this CPU's pool under its lock: drain what other CPUs
+ * freed, try the free lists, then the bins merged, then *@blk, a block
+ * the caller allocated outside the lock (taken, and *@blk set to NULL,
+ * when it is used).  Sets *@may_grow when the pool is below its cap.
+ */
+static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
+			      bool *may_grow)
 {
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
 	void *obj;
 	bool mine;
-
-	/* The local lock keeps out interrupts, not NMIs. */
-	if (unlikely(!READ_ONCE(nta_ready) || in_nmi()))
-		return NULL;
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c = this_cpu_ptr(&nta_cpu);
@@ -579,13 +612,16 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 		nta_bins_flush(c, &released);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
-	if (unlikely(!obj))
-		obj = nta_alloc_grow(c, mine, size);
+	*may_grow = c->pool.nr_blocks < nta_max_blocks;
+	if (unlikely(!obj) && *blk && *may_grow) {
+		nta_pool_add_block(&c->pool, *blk);
+		*blk = NULL;
+		nta_count(c, mine, NTA_CTR(grows), 1);
+		obj = __nta_pool_alloc(&c->pool, size);
+	}
 	if (likely(obj)) {
 		nta_count(c, mine, NTA_CTR(allocs), 1);
 		nta_account(c, mine, size, 1);
-	} else {
-		nta_count(c, mine, NTA_CTR(failures), 1);
 	}
 	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
@@ -593,9 +629,58 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 	nta_flush_reports();
 	if (unlikely(!list_empty(&released)))
 		nta_release_blocks(&released);
-	if (obj && want_init_on_alloc(gfp))
+	return obj;
+}
+
+/*
+ * The free lists had nothing big enough: a new block, allocated with the
+ * caller's flags and outside the lock and the mark, so that a GFP_KERNEL
+ * caller may sleep in reclaim (and come back on another CPU, whose pool
+ * then takes the block).  After a failure, growth rests for
+ * NTA_GROW_BACKOFF, so that while memory is short heads go straight to
+ * the fallback instead of asking the page allocator twice per packet.
+ */
+static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
+{
+	struct nta_block *blk;
+	bool may_grow;
+	void *obj;
+
+	if (time_before(jiffies, READ_ONCE(raw_cpu_ptr(&nta_cpu)->grow_after)))
+		return NULL;
+	blk = nta_new_block(numa_mem_id(), nta_grow_gfp(gfp));
+	if (!blk) {
+		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_after,
+			   jiffies + NTA_GROW_BACKOFF);
+		return NULL;
+	}
+	obj = nta_alloc_locked(size, &blk, &may_grow);
+	/* Not needed after all (another context freed), or over the cap. */
+	if (unlikely(blk))
+		nta_release_block(blk);
+	return obj;
+}
+
+static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
+{
+	struct nta_block *none = NULL;
+	bool may_grow;
+	void *obj;
+
+	/* The local lock keeps out interrupts, not NMIs. */
+	if (unlikely(!READ_ONCE(nta_ready) || in_nmi()))
+		return NULL;
+
+	obj = nta_alloc_locked(size, &none, &may_grow);
+	if (unlikely(!obj) && may_grow)
+		obj = nta_alloc_grow(size, gfp);
+	if (unlikely(!obj)) {
+		this_cpu_inc(nta_cpu.stats.failures);
+		return NULL;
+	}
+	if (want_init_on_alloc(gfp))
 		memset(obj, 0, size);
-	else if (obj && want_init_on_free())
+	else if (want_init_on_free())
 		memset(obj, 0, min_t(unsigned int, size, sizeof(struct nta_chunk)));
 	return obj;
 }
@@ -603,8 +688,8 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 /**
  * nta_alloc - allocate network memory from this CPU's pool
  * @size: bytes wanted, at most nta_max_size()
- * @gfp: allocation flags; only __GFP_ZERO changes NTA's behaviour, the
- *	pool grows with atomic allocations whatever the caller allows
+ * @gfp: allocation flags: __GFP_ZERO, and the pool grows with them (but
+ *	never into the emergency reserves)
  *
  * The object is aligned to a cache line and is freed with nta_free() and
  * the same @size, on any CPU.  An object of the same length freed on this
@@ -962,7 +1047,7 @@ static bool nta_drain_this_cpu(bool trim)
 	nta_drain_locked(c, mine, &released);
 	if (trim && mine) {
 		nta_bins_flush(c, &released);
-		nta_pool_trim(&c->pool, &released);
+		nta_pool_trim(&c->pool, &released, UINT_MAX);
 	}
 	nta_slow_drop_mark(c, mine);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
@@ -975,8 +1060,10 @@ static void nta_kick_fn(struct irq_work *work)
 {
 	bool trim = READ_ONCE(this_cpu_ptr(&nta_cpu)->trim);
 
-	if (nta_drain_this_cpu(trim) && trim)
-		WRITE_ONCE(this_cpu_ptr(&nta_cpu)->trim, false);
+	/* Cleared even when nested in a fast path: the next scan asks again. */
+	nta_drain_this_cpu(trim);
+	if (trim)
+		WRITE_ONCE(this_cpu_ptr(&nta_cpu)->trim, 0);
 }
 
 /*
@@ -1001,7 +1088,11 @@ bool nta_kick_cpu(unsigned int cpu)
 	return schedule_work(&nta_offline_work);
 }
 
-/* Drain a pool whose CPU is not running; the caller excludes hotplug. */
+/*
+ * Drain a pool whose CPU is not running and give back every wholly free
+ * block, its reserve included: the CPU takes a reserve again when it
+ * comes back.  The caller excludes hotplug.
+ */
 static void nta_drain_dead_pool(unsigned int cpu)
 {
 	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
@@ -1010,6 +1101,9 @@ static void nta_drain_dead_pool(unsigned int cpu)
 
 	nta_bins_flush(c, &released);
 	n = nta_pool_drain(&c->pool, &released);
+	c->pool.reserve = 0;
+	nta_pool_trim(&c->pool, &released, UINT_MAX);
+	c->pool.reserve = nta_reserve_blocks;
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	if (n) {
@@ -1023,9 +1117,11 @@ static void nta_drain_offline(struct work_struct *work)
 	unsigned int cpu;
 
 	cpus_read_lock();
+	mutex_lock(&nta_offline_mutex);
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			nta_drain_dead_pool(cpu);
+	mutex_unlock(&nta_offline_mutex);
 	cpus_read_unlock();
 }
 
@@ -1064,7 +1160,7 @@ static void nta_fill_reserve(unsigned int cpu)
 	unsigned long flags;
 
 	while (READ_ONCE(c->pool.nr_blocks) < nta_reserve_blocks) {
-		blk = nta_new_block(cpu, GFP_KERNEL);
+		blk = nta_new_block(nta_block_node(cpu), GFP_KERNEL);
 		if (!blk) {
 			pr_warn("CPU %u: only %u of %u reserve blocks\n", cpu,
 				c->pool.nr_blocks, nta_reserve_blocks);
@@ -1126,67 +1222,135 @@ static int nta_cpu_online(unsigned int cpu)
 	return 0;
 }
 
-/* A CPU is gone: free what others queued for it; its blocks stay. */
+/*
+ * A CPU is gone: free what others queued for it and give back its free
+ * blocks; only blocks with live objects stay, until those are freed.
+ */
 static int nta_cpu_dead(unsigned int cpu)
 {
 	nta_drain_dead_pool(cpu);
 	return 0;
 }
 
+#define NTA_BLOCK_PAGES		(1U << NTA_BLOCK_ORDER)
+
 /*
- * What a CPU's pool could give back, as an estimate read from another
- * CPU: its spare blocks and queued frees.
+ * Blocks a CPU's pool could give back now, read from anywhere: its wholly
+ * free blocks above the reserve, all of them when the CPU is offline.
  */
-static unsigned long nta_cpu_reclaimable(unsigned int cpu)
+static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
 {
 	const struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
-	unsigned long n = atomic_read(&pool->remote_blocks);
 	unsigned int blocks = READ_ONCE(pool->nr_blocks);
+	unsigned int whole = READ_ONCE(pool->whole);
 
-	if (blocks > pool->reserve &&
-	    !list_empty(&pool->free[NTA_DATA_UNITS]))
-		n += min(blocks - pool->reserve, pool->spares);
-	/* Binned objects pin their blocks until the kick merges them. */
-	if (READ_ONCE(per_cpu(nta_cpu, cpu).bin_units))
-		n++;
-	return n;
+	if (!cpu_online(cpu))
+		return whole;
+	return blocks > pool->reserve ? min(whole, blocks - pool->reserve) : 0;
 }
 
-static unsigned long nta_shrink_count(struct shrinker *shrink,
-				      struct shrink_control *sc)
+/**
+ * nta_shrink_count - pages NTA could give back under memory pressure
+ * @shrink: the shrinker
+ * @sc: the request
+ *
+ * Return: pages in wholly free blocks above the reserves, and in every
+ * wholly free block of an offline CPU, or SHRINK_EMPTY.
+ */
+VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
+						struct shrink_control *sc)
 {
 	unsigned long n = 0;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += nta_cpu_reclaimable(cpu);
-	return n ?: SHRINK_EMPTY;
+		n += nta_cpu_spare_blocks(cpu);
+	return n ? n * NTA_BLOCK_PAGES : SHRINK_EMPTY;
 }
+EXPORT_SYMBOL_IF_KUNIT(nta_shrink_count);
 
-/*
- * Blocks above the reserve go back as soon as they are wholly free, but
- * for NTA_SPARE_BLOCKS spares per CPU; memory pressure can win back the
- * spares and the blocks held only by objects that other CPUs freed and
- * their owners have not drained yet, and the objects parked in bins.  Only
- * the owner may touch its pool, so ask it to.
- */
-static unsigned long nta_shrink_scan(struct shrinker *shrink,
-				     struct shrink_control *sc)
+/* Give back up to @max spare blocks of this CPU's pool, bins merged first. */
+static unsigned int nta_trim_local(unsigned int max)
 {
-	unsigned long n = 0;
-	unsigned int cpu;
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	unsigned int n;
+	bool mine;
 
-	for_each_possible_cpu(cpu) {
-		unsigned long mine = nta_cpu_reclaimable(cpu);
-
-		if (!mine)
-			continue;
-		WRITE_ONCE(per_cpu(nta_cpu, cpu).trim, true);
-		nta_kick_cpu(cpu);
-		n += mine;
-	}
-	return n ?: SHRINK_STOP;
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	nta_drain_locked(c, mine, &released);
+	if (mine)
+		nta_bins_flush(c, &released);
+	n = nta_pool_trim(&c->pool, &released, max);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+	return n;
 }
+
+/* Give back up to @max wholly free blocks of offline CPUs' pools. */
+static unsigned int nta_trim_offline(unsigned int max)
+{
+	unsigned int cpu, n = 0;
+	LIST_HEAD(released);
+
+	/* Reclaim must not wait for hotplug or for the offline work. */
+	if (!cpus_read_trylock())
+		return 0;
+	if (mutex_trylock(&nta_offline_mutex)) {
+		for_each_possible_cpu(cpu) {
+			struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
+
+			if (cpu_online(cpu) || n >= max)
+				continue;
+			pool->reserve = 0;
+			n += nta_pool_trim(pool, &released, max - n);
+			pool->reserve = nta_reserve_blocks;
+		}
+		mutex_unlock(&nta_offline_mutex);
+	}
+	cpus_read_unlock();
+	nta_release_blocks(&released);
+	return n;
+}
+
+/**
+ * nta_shrink_scan - give back pages under memory pressure
+ * @shrink: the shrinker
+ * @sc: the request; up to @sc->nr_to_scan pages are given back
+ *
+ * Only a pool's owner may touch it, so this frees synchronously what the
+ * calling CPU's pool and the offline CPUs' pools can give, and asks the
+ * other CPUs that hold spares, once each until they have trimmed, to give
+ * them back on their own (an irq_work): no IPI to every CPU per scan.
+ *
+ * Return: the pages freed, or SHRINK_STOP when there were none.
+ */
+VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
+					       struct shrink_control *sc)
+{
+	unsigned int want = DIV_ROUND_UP(sc->nr_to_scan, NTA_BLOCK_PAGES);
+	unsigned int n, cpu, me;
+
+	n = nta_trim_local(want);
+	if (n < want)
+		n += nta_trim_offline(want - n);
+
+	me = get_cpu();
+	for_each_online_cpu(cpu) {
+		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+
+		if (cpu != me && nta_cpu_spare_blocks(cpu) && !xchg(&c->trim, true))
+			nta_kick_cpu(cpu);
+	}
+	put_cpu();
+	return n ? (unsigned long)n * NTA_BLOCK_PAGES : SHRINK_STOP;
+}
+EXPORT_SYMBOL_IF_KUNIT(nta_shrink_scan);
 
 static int __init nta_init_block_map(void)
 {
@@ -1269,6 +1433,7 @@ static int __init nta_init(void)
 	if (ret < 0)
 		goto fail;
 
+	/* Counts and frees in pages. */
 	shrinker = shrinker_alloc(0, "nta");
 	if (shrinker) {
 		shrinker->count_objects = nta_shrink_count;

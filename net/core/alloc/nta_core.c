@@ -79,6 +79,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	pool->nr_blocks = 0;
 	pool->reserve = reserve;
 	pool->spares = 1;
+	pool->whole = 0;
 	pool->free_units = 0;
 	pool->init_on_free = false;
 	pool->id = id;
@@ -130,19 +131,21 @@ bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 }
 
 /**
- * nta_pool_trim - give back every wholly free block above the reserve
+ * nta_pool_trim - give back wholly free blocks above the reserve
  * @pool: the pool
  * @released: where the blocks go; the caller frees their memory
+ * @max: give back at most this many
  *
  * Return: the number of blocks moved to @released.
  */
-unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released)
+unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
+			   unsigned int max)
 {
 	struct list_head *whole = &pool->free[NTA_DATA_UNITS];
 	struct nta_block *blk;
 	unsigned int n = 0;
 
-	while (pool->nr_blocks > pool->reserve && !list_empty(whole)) {
+	while (n < max && pool->nr_blocks > pool->reserve && !list_empty(whole)) {
 		blk = nta_block_of(list_first_entry(whole, struct nta_chunk, node));
 		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);

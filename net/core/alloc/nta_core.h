@@ -100,6 +100,7 @@ struct nta_block {
  * @nr_blocks: length of @blocks
  * @reserve: blocks the pool keeps even when they are wholly free
  * @spares: wholly free blocks kept above @reserve (at least 1)
+ * @whole: wholly free blocks, the length of @free[NTA_DATA_UNITS]
  * @free_units: units on all free lists
  * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
  * @id: owner (CPU number in the kernel, thread index in the harness)
@@ -113,6 +114,7 @@ struct nta_pool {
 	unsigned int nr_blocks;
 	unsigned int reserve;
 	unsigned int spares;
+	unsigned int whole;
 	unsigned long free_units;
 	bool init_on_free;
 	unsigned int id;
@@ -141,7 +143,8 @@ static inline unsigned int nta_size_to_units(unsigned int size)
 void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve);
 void nta_pool_add_block(struct nta_pool *pool, void *mem);
 bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk);
-unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released);
+unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
+			   unsigned int max);
 void *nta_pool_alloc(struct nta_pool *pool, unsigned int size);
 enum nta_bad_free nta_check_free(const struct nta_block *blk, const void *ptr,
 				 unsigned int size);
@@ -280,6 +283,8 @@ static __always_inline void nta_list_add(struct nta_pool *pool,
 	/* LIFO: the chunk freed last is the one most likely still in cache. */
 	list_add(&chunk->node, &pool->free[units]);
 	__set_bit(units, pool->nonempty);
+	if (units == NTA_DATA_UNITS)
+		pool->whole++;
 }
 
 static __always_inline void nta_list_del(struct nta_pool *pool,
@@ -289,6 +294,8 @@ static __always_inline void nta_list_del(struct nta_pool *pool,
 	list_del(&chunk->node);
 	if (list_empty(&pool->free[units]))
 		__clear_bit(units, pool->nonempty);
+	if (units == NTA_DATA_UNITS)
+		pool->whole--;
 	/* The link is inside an object or a merged chunk now: poison it. */
 	nta_poison(chunk, sizeof(*chunk));
 }
@@ -366,22 +373,6 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 }
 
 /*
- * Does @pool hold more than @spares wholly free blocks?  Called only when
- * a block has just come wholly free, and walks at most @spares + 1 list
- * entries.
- */
-static inline bool nta_pool_over_spares(const struct nta_pool *pool)
-{
-	const struct list_head *p;
-	unsigned int n = 0;
-
-	list_for_each(p, &pool->free[NTA_DATA_UNITS])
-		if (++n > pool->spares)
-			return true;
-	return false;
-}
-
-/*
  * Give back the object of @units units at @unit: clear its bits, merge it
  * with the free chunks on either side and file the result.  A block that
  * is wholly free again goes to @released when the pool holds more blocks
@@ -423,7 +414,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 	 * packets.
 	 */
 	if (unlikely(end - first == NTA_DATA_UNITS) &&
-	    pool->nr_blocks > pool->reserve && nta_pool_over_spares(pool)) {
+	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares) {
 		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);
 	}

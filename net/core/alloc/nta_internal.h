@@ -10,6 +10,7 @@
 #include <linux/local_lock.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
+#include <linux/shrinker.h>
 
 #include "nta_core.h"
 
@@ -44,6 +45,9 @@ struct nta_pcpu_stats {
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
 #define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
+
+/* How long growth rests after the page allocator said no. */
+#define NTA_GROW_BACKOFF	(HZ / 10)
 
 /**
  * struct nta_report - a report found under the local lock, printed after it
@@ -80,7 +84,9 @@ struct nta_report {
  * @pool: the blocks and free lists
  * @stats: counters kept with this_cpu_*() operations
  * @kick: run on this CPU to drain @pool.remote when it may be idle
- * @trim: set by the shrinker: @kick also gives back spare blocks
+ * @trim: set by the shrinker: @kick also gives back spare blocks; an
+ *	unsigned int for xchg()
+ * @grow_after: no growth before this time (jiffies), after a failed one
  * @report: reports waiting to be printed outside the lock
  */
 struct nta_cpu {
@@ -94,7 +100,8 @@ struct nta_cpu {
 	struct nta_pool pool;
 	struct nta_pcpu_stats stats;
 	struct irq_work kick;
-	bool trim;
+	unsigned int trim;
+	unsigned long grow_after;
 	struct nta_report report;
 };
 
@@ -113,6 +120,27 @@ extern bool nta_warn_bad_free;
 
 /* Writes after free found by CONFIG_NTA_DEBUG's poison checks. */
 extern atomic_t nta_poison_reports;
+
+/**
+ * struct nta_tgrow - what the KUnit suite sees of block allocations
+ * @gfp: the flags of the last one
+ * @calls: how many there were
+ * @fail: make them fail, as the page allocator would when memory is short
+ */
+struct nta_tgrow {
+	gfp_t gfp;
+	unsigned long calls;
+	bool fail;
+};
+
+extern struct nta_tgrow nta_tgrow;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned long nta_shrink_count(struct shrinker *shrink,
+			       struct shrink_control *sc);
+unsigned long nta_shrink_scan(struct shrinker *shrink,
+			      struct shrink_control *sc);
+#endif
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;

@@ -323,6 +323,10 @@ static unsigned int nta_tcheck(const struct nta_pool *pool, char *msg,
 		NTA_BAD("nr_blocks %u, list has %lu", pool->nr_blocks, blocks);
 	if (total != pool->free_units)
 		NTA_BAD("free_units %lu, lists say %lu", pool->free_units, total);
+	if (list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]) !=
+	    pool->whole)
+		NTA_BAD("whole %u, list has %zu", pool->whole,
+			list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]));
 #undef NTA_BAD
 	return errs;
 }
@@ -769,18 +773,18 @@ static void nta_core_release_above_reserve(struct kunit *test)
 	/* A block with a live object is never released, nor trimmed. */
 	small = nta_pool_alloc(pool, NTA_UNIT);
 	KUNIT_ASSERT_NOT_NULL(test, small);
-	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released), 0);
+	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released, UINT_MAX), 0);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 2);
 
 	/* Trim gives back the spare above the reserve, never the reserve. */
 	nta_tfree(pool, small, NTA_UNIT);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 2);
-	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released), 1);
+	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released, UINT_MAX), 1);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 1);
 	nta_tfree_blocks(&released);
 	KUNIT_EXPECT_EQ(test, nta_tfree(pool, big[3], NTA_MAX_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 1);
-	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released), 0);
+	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released, UINT_MAX), 0);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 1);
 	KUNIT_EXPECT_EQ(test, pool->free_units, NTA_DATA_UNITS);
 	NTA_EXPECT_POOL_OK(test, pool);
@@ -2145,8 +2149,9 @@ static void nta_tonline(void *data)
 
 /*
  * Take a CPU down with objects queued for it and objects of its pool still
- * live, free those while it is down, bring it back: nothing is lost and
- * its pool works again.
+ * live, free those while it is down, bring it back: nothing is lost, the
+ * dead pool keeps only blocks with live objects, and its pool works (with
+ * its reserve) again.
  */
 static void nta_cpu_hotplug(struct kunit *test)
 {
@@ -2191,6 +2196,9 @@ static void nta_cpu_hotplug(struct kunit *test)
 	nta_tstats(&s1);
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(victim));
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), n);
+	/* ...and gave back every block without a live object, reserve too. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(victim)->pool.nr_blocks),
+			nta_tnr_blocks(o, n, 3 * n));
 
 	/* Frees for an offline owner are drained on its behalf. */
 	nta_tfree_on(test, survivor, o, n, 2 * n, false);
@@ -2198,6 +2206,8 @@ static void nta_cpu_hotplug(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(victim));
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2 * n);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(victim)->pool.nr_blocks),
+			nta_tnr_blocks(o, 2 * n, 3 * n));
 
 	/* And whatever is left queued when it returns is freed then. */
 	nta_tfree_on(test, survivor, o, 2 * n, 3 * n, false);
@@ -2271,6 +2281,139 @@ static void nta_grow_and_return(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(NTA_DATA_UNITS, pool->nonempty));
 	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s2.blocks, s0.blocks);
+}
+
+/* Allocate whole-block objects until the pool has grown once more. */
+static void *nta_tgrow_once(struct kunit *test, gfp_t gfp, void **objs,
+			    unsigned int *n, unsigned int max)
+{
+	unsigned long calls = READ_ONCE(nta_tgrow.calls);
+	void *p;
+
+	while (*n < max && READ_ONCE(nta_tgrow.calls) == calls) {
+		p = nta_alloc(NTA_MAX_SIZE, gfp);
+		if (!p)
+			return NULL;
+		objs[(*n)++] = p;
+	}
+	return READ_ONCE(nta_tgrow.calls) != calls ? objs[*n - 1] : NULL;
+}
+
+static void nta_tgrow_nofail(void *unused)
+{
+	WRITE_ONCE(nta_tgrow.fail, false);
+}
+
+/*
+ * A pool grows with its caller's flags: a sleeping caller's allocation may
+ * reclaim, an atomic caller's stays atomic, and neither may dip into the
+ * emergency reserves.  After a failure, growth rests: the next request
+ * does not ask the page allocator again until NTA_GROW_BACKOFF passed.
+ */
+static void nta_grow_flags(struct kunit *test)
+{
+	unsigned int n = 0, i, max;
+	struct nta_stats s0, s1;
+	unsigned long calls;
+	void **objs, *p;
+	gfp_t gfp;
+
+	nta_tneed_ready(test);
+	nta_tpin(test, -1);
+	nta_drain_all();
+	max = READ_ONCE(nta_tcpu(raw_smp_processor_id())->pool.nr_blocks) + 8;
+	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tgrow_nofail,
+							NULL), 0);
+
+	KUNIT_ASSERT_NOT_NULL(test, nta_tgrow_once(test, GFP_KERNEL, objs, &n, max));
+	gfp = READ_ONCE(nta_tgrow.gfp);
+	KUNIT_EXPECT_TRUE(test, gfp & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_TRUE(test, gfp & __GFP_NOMEMALLOC);
+	KUNIT_EXPECT_TRUE(test, gfp & __GFP_NORETRY);
+	KUNIT_EXPECT_FALSE(test, gfp & (__GFP_HIGH | __GFP_MEMALLOC | __GFP_ZERO));
+
+	local_bh_disable();
+	p = nta_tgrow_once(test, GFP_ATOMIC | __GFP_MEMALLOC, objs, &n, max);
+	local_bh_enable();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	gfp = READ_ONCE(nta_tgrow.gfp);
+	KUNIT_EXPECT_FALSE(test, gfp & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_FALSE(test, gfp & __GFP_MEMALLOC);
+	KUNIT_EXPECT_TRUE(test, gfp & __GFP_NOMEMALLOC);
+	/* GFP_ATOMIC's own __GFP_HIGH stays, as kmalloc() would use it. */
+	KUNIT_EXPECT_EQ(test, gfp & __GFP_HIGH, GFP_ATOMIC & __GFP_HIGH);
+
+	/* The page allocator says no: one failure, then a rest. */
+	nta_tstats(&s0);
+	WRITE_ONCE(nta_tgrow.fail, true);
+	calls = READ_ONCE(nta_tgrow.calls);
+	KUNIT_EXPECT_NULL(test, nta_tgrow_once(test, GFP_KERNEL, objs, &n, max));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tgrow.calls), calls + 1);
+	WRITE_ONCE(nta_tgrow.fail, false);
+	KUNIT_EXPECT_NULL(test, nta_alloc(NTA_MAX_SIZE, GFP_KERNEL));
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(nta_tgrow.calls), calls + 1,
+			    "growth asked the page allocator again at once");
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, failures), 2);
+	msleep(jiffies_to_msecs(NTA_GROW_BACKOFF) + 20);
+	p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tgrow.calls), calls + 2);
+	if (p)
+		nta_free(p, NTA_MAX_SIZE);
+
+	for (i = 0; i < n; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
+/*
+ * The shrinker counts pages, and a scan frees what it says, synchronously,
+ * up to nr_to_scan: here the spare blocks of the test's own CPU.
+ */
+static void nta_shrinker_contract(struct kunit *test)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	unsigned int cpu, n = 0, i, max, spares, blocks;
+	struct nta_pool *pool;
+	unsigned long pages;
+	void **objs, *p;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	pool = &nta_tcpu(cpu)->pool;
+	nta_drain_all();
+	max = READ_ONCE(pool->nr_blocks) + 4;
+	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	/* Whole-block objects past the reserve; freed, they leave spares. */
+	while (n < max && (p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL)))
+		objs[n++] = p;
+	for (i = 0; i < n; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	blocks = READ_ONCE(pool->nr_blocks);
+	spares = min(pool->whole, blocks - min(blocks, pool->reserve));
+	KUNIT_ASSERT_GE_MSG(test, spares, 2, "%u blocks, reserve %u, %u whole",
+			    blocks, pool->reserve, pool->whole);
+
+	pages = nta_shrink_count(NULL, &sc);
+	KUNIT_EXPECT_NE(test, pages, SHRINK_EMPTY);
+	KUNIT_EXPECT_GE(test, pages, (unsigned long)spares << NTA_BLOCK_ORDER);
+
+	/* One page asked for: one block (its pages) given back, no more. */
+	sc.nr_to_scan = 1;
+	KUNIT_EXPECT_EQ(test, nta_shrink_scan(NULL, &sc), 1UL << NTA_BLOCK_ORDER);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks - 1);
+
+	/* The rest: every spare above the reserve goes. */
+	sc.nr_to_scan = (unsigned long)spares << NTA_BLOCK_ORDER;
+	KUNIT_EXPECT_EQ(test, nta_shrink_scan(NULL, &sc),
+			(unsigned long)(spares - 1) << NTA_BLOCK_ORDER);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks - spares);
+	KUNIT_EXPECT_TRUE(test, pool->nr_blocks <= pool->reserve || !pool->whole);
+	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
 }
 
 static void nta_trestore_max(void *data)
@@ -3121,6 +3264,8 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_remote_init_on_free),
 	KUNIT_CASE(nta_cpu_hotplug),
 	KUNIT_CASE(nta_grow_and_return),
+	KUNIT_CASE(nta_grow_flags),
+	KUNIT_CASE(nta_shrinker_contract),
 	KUNIT_CASE(nta_cap),
 	KUNIT_CASE(nta_kasan_poison),
 	KUNIT_CASE(nta_bin_reuse),

@@ -234,7 +234,7 @@ unsigned int h_trim(struct hcpu *c)
 	unsigned int n;
 
 	h_drain(c);
-	n = nta_pool_trim(&c->pool, &released);
+	n = nta_pool_trim(&c->pool, &released, UINT_MAX);
 	h_release(c, &released);
 	return n;
 }
@@ -514,6 +514,8 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 	    st.free_blocks)
 		BAD("%lu wholly free blocks kept after trim with %u blocks over a reserve of %u",
 		    st.free_blocks, pool->nr_blocks, pool->reserve);
+	if (st.free_blocks != pool->whole)
+		BAD("whole %u, but %lu wholly free blocks", pool->whole, st.free_blocks);
 	if ((flags & H_CHECK_QUIET) &&
 	    (!llist_empty(&pool->remote) || atomic_read(&pool->remote_blocks) ||
 	     st.pending))

@@ -568,7 +568,7 @@ static void test_spare_trim(void)
 	/* A remote free in flight keeps its block busy for nta_pool_trim(). */
 	h_cpu_init(&h_cpus[1], 1, 0, 0);
 	EXPECT(h_free(&h_cpus[1], q, 1) == NTA_FREE_OK, "remote free");
-	EXPECT(nta_pool_trim(&c->pool, &released) == 1, "trim: one block above the reserve");
+	EXPECT(nta_pool_trim(&c->pool, &released, UINT_MAX) == 1, "trim: one block above the reserve");
 	i = 0;
 	list_for_each_entry(a, &released, link) {
 		EXPECT(a != nta_block_of(p) && a != nta_block_of(q), "busy block %p trimmed", a);
@@ -578,10 +578,10 @@ static void test_spare_trim(void)
 	h_release(c, &released);
 	EXPECT(c->pool.nr_blocks == 3 && c->returns == 1, "%u blocks", c->pool.nr_blocks);
 	EXPECT(h_check_pool(&c->pool, H_CHECK_RELEASE | H_CHECK_TRIMMED, NULL) == 0, "pool");
-	EXPECT(nta_pool_trim(&c->pool, &released) == 0, "at the reserve: nothing to trim");
+	EXPECT(nta_pool_trim(&c->pool, &released, UINT_MAX) == 0, "at the reserve: nothing to trim");
 	/* With the reserve lowered to 0 the last wholly free block goes too. */
 	c->pool.reserve = 0;
-	EXPECT(nta_pool_trim(&c->pool, &released) == 1, "the last wholly free block");
+	EXPECT(nta_pool_trim(&c->pool, &released, UINT_MAX) == 1, "the last wholly free block");
 	h_release(c, &released);
 	EXPECT(c->pool.nr_blocks == 2 && u_has_block(nta_block_of(p)) &&
 	       u_has_block(nta_block_of(q)), "busy blocks stay");
