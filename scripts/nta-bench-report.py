@@ -39,7 +39,10 @@ def splat(line, state):
     """The kernel message of LINE if it is a splat, else None.  Between
     nta_isolation.sh's "fail_page_alloc armed" and "disarmed" lines the page
     allocator's failure reports are expected: their "Call Trace" is accepted
-    there, and only there (state: a dict kept across the lines of a log)."""
+    there, and only there.  Between NTA-SPLAT-EXPECTED-BEGIN and -END, which
+    the KASAN KUnit cases and the usercopy test print around the reports
+    they provoke, every splat is expected (state: a dict kept across the
+    lines of a log)."""
     if not KTIME_RE.match(line):
         return None
     msg = KTIME_RE.sub('', line, count=1)
@@ -47,7 +50,12 @@ def splat(line, state):
         state['fpa'] = True
     elif 'nta_isolation: fail_page_alloc disarmed' in msg:
         state['fpa'] = False
-    if not SPLAT_RE.search(msg) or (state.get('fpa') and 'Call Trace' in msg):
+    elif 'NTA-SPLAT-EXPECTED-BEGIN' in msg:
+        state['expected'] = True
+    elif 'NTA-SPLAT-EXPECTED-END' in msg:
+        state['expected'] = False
+    if not SPLAT_RE.search(msg) or state.get('expected') or \
+            (state.get('fpa') and 'Call Trace' in msg):
         return None
     return msg.strip()
 

@@ -4,7 +4,13 @@
 # with virtio-net on user networking (restrict=on: the guest reaches nothing
 # outside; hostfwd binds 127.0.0.1 only), under a hard timeout.
 #
-#   scripts/nta-boot.sh [-k bzImage] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append]
+#   scripts/nta-boot.sh [-k bzImage] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u]
+#
+# -u: netconsole.  The guest may send UDP to 10.0.2.2:<port>, which user
+# networking hands to 127.0.0.1:<port> here (restrict=off for this boot, so
+# that its UDP gets out at all); what arrives is written to
+# <outdir>/<name>.netconsole.txt, and ntanetcons=<port> is on the command
+# line for the guest.
 #
 # Without a plan: an interactive shell on the serial console (Ctrl-A X quits).
 # With a plan: the console goes to <outdir>/<name>.log and is watched.
@@ -30,12 +36,12 @@
 FLAVOUR=${FLAVOUR:-perf}
 kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
-name=boot outdir=$NTA_OUT/boot tmo=900 plan=${NTAPLAN:-} append=
-while getopts k:i:n:d:t:p:a: o; do
+name=boot outdir=$NTA_OUT/boot tmo=900 plan=${NTAPLAN:-} append= ucap=
+while getopts k:i:n:d:t:p:a:u o; do
 	case $o in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; n) name=$OPTARG ;; d) outdir=$OPTARG ;;
-	t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;;
-	*) die "usage: $0 [-k bzImage] [-i initrd] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append]" ;;
+	t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
+	*) die "usage: $0 [-k bzImage] [-i initrd] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u]" ;;
 	esac
 done
 [ -f "$kernel" ] || die "no kernel $kernel: run 'make kernel FLAVOUR=$FLAVOUR'"
@@ -55,10 +61,15 @@ free_port() {
 	die "no free port found"
 }
 hport=$(free_port)
+restrict=on
+if [ -n "$ucap" ]; then
+	restrict=off uport=$(free_port)
+	append="$append ntanetcons=$uport"
+fi
 
 qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m 1G -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
-	-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$hport-:5201"
+	-netdev "user,id=n0,restrict=$restrict,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)
 cmd="console=ttyS0 panic=-1 oops=panic${plan:+ ntaplan=$plan} $append"
 
@@ -111,8 +122,22 @@ watch_console() {
 	wait
 }
 
+# -u: what the guest's netconsole sends, one datagram after the other.
+if [ -n "$ucap" ]; then
+	: >"$outdir/$name.netconsole.txt"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+with open(sys.argv[2], "ab", 0) as f:
+    while True:
+        f.write(s.recv(65535))
+' "$uport" "$outdir/$name.netconsole.txt" &
+	upid=$!
+fi
 timeout -k 10 "$tmo" "${qemu[@]}" -append "$cmd" </dev/null 2>&1 | watch_console
 rc=${PIPESTATUS[0]}
+[ -n "$ucap" ] && kill "$upid" 2>/dev/null
 if grep -q '^NTA-PLAN-DONE' "$log"; then
 	info "plan done in $((SECONDS - t0))s"
 	exit 0

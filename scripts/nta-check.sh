@@ -175,16 +175,17 @@ step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramf
 	abort "initramfs: building out/initramfs.cpio.gz"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
-# boot_plan NAME PLAN [APPEND]: boot the kernel with PLAN, one result for
-# the boot, then per test its TAP lines or its exit status, then the host
-# client's lines.  The console is $CHK/NAME.log.
+# boot_plan NAME PLAN [APPEND [OPTS]]: boot the kernel with PLAN (OPTS go
+# to nta-boot.sh), one result for the boot, then per test its TAP lines or
+# its exit status, then the host client's lines.  The console is
+# $CHK/NAME.log.
 boot_plan() {
-	local bname=$1 plan=$2 append=${3:-} ntests tb brc blog t
+	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests tb brc blog t
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
 	banner "boot: $FLAVOUR kernel, plan $plan"
 	tb=$SECONDS
 	NTA_NO_BANNER=1 FLAVOUR=$FLAVOUR "$NTA_ROOT/scripts/nta-boot.sh" -n "$bname" -d "$CHK" -p "$plan" \
-		-t $((240 + 240 * ntests)) -a "ntatimeout=240${append:+ $append}"
+		-t $((240 + 240 * ntests)) -a "ntatimeout=240${append:+ $append}" $opts
 	brc=$?
 	blog=$CHK/$bname.log
 	if [ $brc = 0 ]; then
@@ -240,18 +241,44 @@ fi
 # expects the default pools.
 boot_plan "bootparams-$FLAVOUR" "boot_params" "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
 
+# 8d. KASAN's reports on NTA objects (KUnit suite nta_kasan) and hardened
+# usercopy's on an over-long copy, in a boot of their own: a report taints
+# the kernel, which switches lockdep off for the rest of the boot.  The
+# provoked splats are bracketed with NTA-SPLAT-EXPECTED markers.
+boot_plan "kasan-$FLAVOUR" "usercopy" "kasan_multi_shot kunit.filter_glob=nta_kasan"
+
+# 8e. netconsole and kmemleak, in a boot of their own: NTA's bad-free
+# reports through netconsole under load with lockdep on, arriving on this
+# host; and kmemleak (kmemleak=on; the kernel has it off by default).
+boot_plan "leak-$FLAVOUR" "netconsole,kmemleak" "kmemleak=on" -u
+nc=$CHK/leak-$FLAVOUR.netconsole.txt
+if ! grep -q '^CONFIG_NETCONSOLE_DYNAMIC=y' "$B/.config"; then
+	result ok "[host] netconsole # SKIP CONFIG_NETCONSOLE_DYNAMIC not set"
+elif grep -q 'NTA-NETCONSOLE-HELLO' "$nc" 2>/dev/null &&
+	grep -q 'nta: refusing free' "$nc"; then
+	result ok "[host] netconsole: $(grep -c 'nta: refusing free' "$nc") NTA bad-free reports arrived on the host"
+else
+	result "not ok" "[host] netconsole: no NTA bad-free report arrived on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
+fi
+
 # 9. KUnit: the KTAP printed at boot, before /init (the dmesg dump repeats
 # it), parsed by the tree's kunit.py.
-sed -n '/^NTA-DMESG-BEGIN/q;p' "$blog" |
-	python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/kunit.json" >"$CHK/kunit.txt" 2>&1
-kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/kunit.json" 2>/dev/null)
-if [ -n "$kl" ]; then
-	results <<<"$kl"
-elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
-	result "not ok" "[kunit] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/kunit.txt)"
-else
-	result ok "[kunit] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
-fi
+# kunit_results LOG NAME TAG: the KUnit cases of LOG as "[TAG] suite.case".
+kunit_results() {
+	local kl
+	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" |
+		python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/$2.json" >"$CHK/$2.txt" 2>&1
+	kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/$2.json" 2>/dev/null)
+	if [ -n "$kl" ]; then
+		sed "s/ - \[kunit\] / - [$3] /" <<<"$kl" | results
+	elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
+		result "not ok" "[$3] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
+	else
+		result ok "[$3] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
+	fi
+}
+kunit_results "$blog" kunit kunit
+kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan kunit-kasan
 
 # 10. kernel splats in every console: the scanner make demo uses too.
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)

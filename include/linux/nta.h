@@ -103,6 +103,7 @@ static inline unsigned int nta_object_size(unsigned int size)
 
 unsigned int nta_max_size(void);
 bool nta_owns(const void *ptr);
+void nta_check_heap_object(const void *ptr, unsigned long n, bool to_user);
 void nta_count_fallback(void);
 void __init nta_model_small_cache(unsigned int size);
 void nta_get_stats(struct nta_stats *stats, int cpu);
@@ -137,6 +138,11 @@ static inline unsigned int nta_max_size(void)
 static inline bool nta_owns(const void *ptr)
 {
 	return false;
+}
+
+static inline void nta_check_heap_object(const void *ptr, unsigned long n,
+					 bool to_user)
+{
 }
 
 static inline void nta_count_fallback(void)

@@ -40,7 +40,12 @@
  * (nta_remote_free()), without a write into the object; the owner frees
  * what it finds pending on its next slow path.  The freer that queues the
  * NTA_KICK_BLOCKS-th block kicks the owner with an irq_work, so an idle
- * owner does not sit on freed memory.  Pools of offline CPUs are drained,
+ * owner does not sit on freed memory; below that, a per-CPU timer armed
+ * by the freer kicks it after nta_stranded_delay.  A drain takes at most
+ * NTA_DRAIN_BLOCKS blocks and kicks its own CPU for the rest.  Blocks
+ * are freed after an RCU grace period, as a remote freer may still be
+ * reading the header of a block its owner gives back.  Pools of offline
+ * CPUs are drained,
  * and give back every wholly free block, reserve included, in the hotplug
  * callback and, afterwards, in a work item.
  *
@@ -59,16 +64,23 @@
 #include <linux/gfp.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
+#include <linux/kasan.h>
+#include <linux/kmemleak.h>
+#include <linux/kmsan-checks.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
@@ -221,14 +233,120 @@ bool nta_owns(const void *ptr)
 	return __nta_owns(ptr);
 }
 
+#if IS_ENABLED(CONFIG_HARDENED_USERCOPY) || IS_ENABLED(CONFIG_KUNIT)
+/**
+ * nta_usercopy_bad - is a copy to or from user space within one object?
+ * @ptr: the start of the copy, in an NTA block
+ * @n: its length
+ * @offset: set to the offset of @ptr in its object, or in the block when
+ *	it is in no live object
+ *
+ * The object is the nearest object start at or before @ptr in the block's
+ * @start bitmap, if its length byte says it is live and long enough.  A
+ * racing allocation or free on the owner changes other objects' bits and
+ * bytes only, so another CPU may ask.
+ *
+ * Return: NULL when the copy stays inside a live object, else what it hit.
+ */
+VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
+					      unsigned long *offset)
+{
+	const struct nta_block *blk = nta_block_of(ptr);
+	unsigned long off = ptr - (const void *)blk;
+	unsigned int unit = off >> NTA_UNIT_SHIFT, u, len;
+
+	*offset = off;
+	if (unit < NTA_HDR_UNITS)
+		return "block header";
+	/* The owner writes other objects' bits with plain stores. */
+	u = data_race(find_last_bit(blk->start, unit + 1));
+	len = u <= unit ? READ_ONCE(blk->cls[u]) : 0;
+	if (!len || u + len <= unit)
+		return "free memory";
+	*offset = off - ((unsigned long)u << NTA_UNIT_SHIFT);
+	if (n > ((unsigned long)len << NTA_UNIT_SHIFT) - *offset)
+		return "past the object";
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nta_usercopy_bad);
+#endif
+
+#ifdef CONFIG_HARDENED_USERCOPY
+
+/**
+ * nta_check_heap_object - hardened usercopy's check of a copy from NTA
+ * @ptr: the start of the copy; nta_owns() is true for it
+ * @n: its length
+ * @to_user: the direction, for the report
+ *
+ * Called by check_heap_object() as it calls __check_heap_object() for a
+ * slab: a copy must stay inside the live object it starts in, so that an
+ * over-long copy from a head does not leak or overwrite its neighbours.
+ * The bound is the object NTA set aside (whole cache lines), as kmalloc
+ * heads are bounded by their object.
+ */
+void nta_check_heap_object(const void *ptr, unsigned long n, bool to_user)
+{
+	const char *bad = NULL;
+	unsigned long offset;
+
+	/* A block given back is freed after a grace period: read it inside. */
+	rcu_read_lock();
+	if (__nta_owns(ptr))
+		bad = nta_usercopy_bad(ptr, n, &offset);
+	rcu_read_unlock();
+	if (unlikely(bad))
+		usercopy_abort("NTA object", bad, to_user, offset, n);
+}
+#endif
+
+/*
+ * Heap debugging sees NTA objects as it sees kmalloc()'s.  KASAN in its
+ * generic mode only: nta.o and nta_core.o are not instrumented (as
+ * mm/slub.o is not, and for the same reason: the allocator keeps its
+ * links in free objects), which the tag-based modes cannot express.  A
+ * block joins a pool poisoned as a redzone but for its header; an object
+ * is unpoisoned to the size asked for, its rounding tail poisoned as a
+ * redzone, and poisoned as freed when it is freed, into a bin or not.
+ */
+#define NTA_KASAN	IS_ENABLED(CONFIG_KASAN_GENERIC)
+
+static __always_inline void nta_hook_new_block(struct nta_block *blk,
+					       gfp_t gfp)
+{
+	if (NTA_KASAN)
+		kasan_poison_range(nta_unit_addr(blk, NTA_HDR_UNITS),
+				   NTA_MAX_SIZE, false);
+	/* Scanned, never reported: what NTA heads point to is not a leak. */
+	kmemleak_alloc(blk, NTA_BLOCK_SIZE, 0, gfp);
+}
+
+static __always_inline void nta_hook_alloc(void *obj, unsigned int size,
+					   gfp_t gfp)
+{
+	if (NTA_KASAN) {
+		kasan_poison_range(obj, nta_object_size(size), false);
+		kasan_unpoison_range(obj, size);
+	}
+	/* Uninitialised for KMSAN until written, as kmalloc() memory is. */
+	kmsan_poison_memory(obj, size, gfp);
+}
+
+static __always_inline void nta_hook_free(void *obj, unsigned int size)
+{
+	if (NTA_KASAN)
+		kasan_poison_range(obj, nta_object_size(size), true);
+}
+
 static struct nta_block *nta_new_block(int node, gfp_t gfp)
 {
 	struct page *page;
 	void *mem;
 
 	/*
-	 * Compound, so that hardened usercopy checks copies against the whole
-	 * block and nothing beyond it.  Never from the emergency reserves:
+	 * Compound, so that nothing but NTA frees part of it; hardened
+	 * usercopy asks NTA for the object (nta_check_heap_object()).
+	 * Never from the emergency reserves:
 	 * those stay with the page allocator's own pfmemalloc logic.
 	 */
 	if (nta_note_grow(gfp))
@@ -244,6 +362,7 @@ static struct nta_block *nta_new_block(int node, gfp_t gfp)
 		__free_pages(page, NTA_BLOCK_ORDER);
 		return NULL;
 	}
+	nta_hook_new_block(mem, gfp);
 	set_bit(nta_block_index(mem), nta_block_map);
 	return mem;
 }
@@ -264,11 +383,30 @@ static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 
 #define NTA_CTR(field)	offsetof(struct nta_pcpu_stats, field)
 
-/* Give a block back to the page allocator. */
+static void nta_free_block(struct nta_block *blk)
+{
+	clear_bit(nta_block_index(blk), nta_block_map);
+	kmemleak_free(blk);
+	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+}
+
+static void nta_free_block_rcu(struct rcu_head *rcu)
+{
+	struct nta_block *blk = container_of(rcu, struct nta_block, rcu);
+
+	kmemleak_free(blk);
+	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+}
+
+/*
+ * Give a block that was in a pool back to the page allocator.  No longer
+ * NTA's for nta_owns() at once; the memory goes after a grace period, as
+ * a remote freer may still read the header (nta_remote_free()).
+ */
 static void nta_release_block(struct nta_block *blk)
 {
 	clear_bit(nta_block_index(blk), nta_block_map);
-	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+	call_rcu(&blk->rcu, nta_free_block_rcu);
 }
 
 static void nta_release_blocks(struct list_head *released)
@@ -298,6 +436,7 @@ static unsigned int nta_small_cache_size __initdata;
 
 /* Objects a bin holds at most, by length in units. */
 static u8 nta_bin_cap[NTA_NR_LISTS] __ro_after_init;
+unsigned long nta_bin_secret __ro_after_init;
 
 /* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
 static void __init nta_init_kmalloc_units(void)
@@ -418,7 +557,7 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 	struct nta_block *blk = nta_block_of(ptr);
 
 	WRITE_ONCE(blk->cls[nta_unit_of(blk, ptr)], 0);
-	*(void **)ptr = c->bin[units];
+	nta_bin_set_next(ptr, c->bin[units]);
 	c->bin[units] = ptr;
 	c->bin_nr[units]++;
 	c->bin_units += units;
@@ -432,16 +571,19 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 static void nta_bin_trim(struct nta_cpu *c, unsigned int units,
 			 unsigned int keep, struct list_head *released)
 {
-	void **link = &c->bin[units];
+	void *obj = c->bin[units], *last = NULL, *next;
 	struct nta_block *blk;
-	void *obj, *next;
 
-	while (keep-- && *link)
-		link = *link;
-	obj = *link;
-	*link = NULL;
+	while (keep-- && obj) {
+		last = obj;
+		obj = nta_bin_next(obj);
+	}
+	if (last)
+		nta_bin_set_next(last, NULL);
+	else
+		c->bin[units] = NULL;
 	for (; obj; obj = next) {
-		next = *(void **)obj;
+		next = nta_bin_next(obj);
 		blk = nta_block_of(obj);
 		nta_free_units(&c->pool, blk, nta_unit_of(blk, obj), units,
 			       released);
@@ -465,6 +607,9 @@ static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
 {
 	unsigned int n = nta_pool_drain(&c->pool, released);
 
+	/* More than one drain's worth was queued: the kick takes the rest. */
+	if (unlikely(!llist_empty(&c->pool.remote)))
+		irq_work_queue(&c->kick);
 	if (!n)
 		return;
 	nta_count(c, mine, NTA_CTR(drains), 1);
@@ -509,12 +654,28 @@ static void __cold nta_print_report(const struct nta_report *r)
 		add_taint(TAINT_BAD_PAGE, LOCKDEP_NOW_UNRELIABLE);
 }
 
+/*
+ * Let KASAN say what it knows of a refused free: a double free is a
+ * use-after-free report (a one-byte read at @ip, the caller of
+ * nta_free()), where kfree() would say double-free.
+ */
+static void nta_kasan_check_free(const void *ptr, unsigned long ip)
+{
+#ifdef CONFIG_KASAN_GENERIC
+	if (kasan_enabled())
+		__kasan_check_byte(ptr, ip);
+#endif
+}
+
 static noinline void __cold nta_complain(const void *ptr, unsigned int size,
-					 enum nta_bad_free why)
+					 enum nta_bad_free why, unsigned long ip)
 {
 	struct nta_report r = { .nr = 1, .ptr = ptr, .size = size, .why = why };
 
 	this_cpu_inc(nta_cpu.stats.bad_frees);
+	/* Not when the warning is off: tests that free badly on purpose. */
+	if (why != NTA_FREE_FOREIGN && READ_ONCE(nta_warn_bad_free))
+		nta_kasan_check_free(ptr, ip);
 	nta_print_report(&r);
 }
 
@@ -633,6 +794,19 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 }
 
 /*
+ * Growth rests for NTA_GROW_BACKOFF after a failure.  A window, not a
+ * deadline: jiffies start "before" 0 and wrap, and a deadline kept from
+ * long ago would read as the future again.
+ */
+static bool nta_grow_resting(const struct nta_cpu *c)
+{
+	unsigned long failed = READ_ONCE(c->grow_failed);
+
+	return failed && time_in_range(jiffies, failed,
+				       failed + NTA_GROW_BACKOFF);
+}
+
+/*
  * The free lists had nothing big enough: a new block, allocated with the
  * caller's flags and outside the lock and the mark, so that a GFP_KERNEL
  * caller may sleep in reclaim (and come back on another CPU, whose pool
@@ -646,18 +820,18 @@ static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 	bool may_grow;
 	void *obj;
 
-	if (time_before(jiffies, READ_ONCE(raw_cpu_ptr(&nta_cpu)->grow_after)))
+	if (nta_grow_resting(raw_cpu_ptr(&nta_cpu)))
 		return NULL;
 	blk = nta_new_block(numa_mem_id(), nta_grow_gfp(gfp));
 	if (!blk) {
-		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_after,
-			   jiffies + NTA_GROW_BACKOFF);
+		/* 0 means "never failed": a failure at jiffies 0 rests not. */
+		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_failed, jiffies);
 		return NULL;
 	}
 	obj = nta_alloc_locked(size, &blk, &may_grow);
 	/* Not needed after all (another context freed), or over the cap. */
 	if (unlikely(blk))
-		nta_release_block(blk);
+		nta_free_block(blk);
 	return obj;
 }
 
@@ -678,6 +852,7 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 		this_cpu_inc(nta_cpu.stats.failures);
 		return NULL;
 	}
+	nta_hook_alloc(obj, size, gfp);
 	if (want_init_on_alloc(gfp))
 		memset(obj, 0, size);
 	else if (want_init_on_free())
@@ -717,7 +892,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 		nta_fast_exit(c);
 		return nta_alloc_slow(size, gfp);
 	}
-	c->bin[units] = *(void **)obj;
+	c->bin[units] = nta_bin_next(obj);
 	c->bin_nr[units]--;
 	c->bin_units -= units;
 	blk = nta_block_of(obj);
@@ -726,6 +901,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	nta_account(c, true, size, 1);
 	nta_fast_exit(c);
 
+	nta_hook_alloc(obj, size, gfp);
 	if (want_init_on_alloc(gfp))
 		memset(obj, 0, size);
 	else if (want_init_on_free())
@@ -734,10 +910,38 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 
 /*
+ * A queued free must not wait for its owner for ever: an owner that keeps
+ * to its fast path, or that NTA was switched off under, never drains.  A
+ * CPU that queued a first block for some owner arms this timer; when it
+ * fires, every owner that still has blocks queued is kicked.  Tests that
+ * count kicks set a longer delay.
+ */
+unsigned long nta_stranded_delay __read_mostly = NTA_STRANDED_DELAY;
+
+static void nta_stranded_fn(struct timer_list *t)
+{
+	unsigned int cpu;
+
+	/* No CPU finishes going offline while preemption is off here. */
+	preempt_disable();
+	for_each_possible_cpu(cpu)
+		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote) &&
+		    nta_kick_cpu(cpu))
+			this_cpu_inc(nta_cpu.stats.kicks);
+	preempt_enable();
+}
+
+/* Armed, or brought forward if it was armed for later. */
+static void nta_arm_stranded(struct nta_cpu *c)
+{
+	timer_reduce(&c->stranded, jiffies + READ_ONCE(nta_stranded_delay));
+}
+
+/*
  * Queue the object for its owner.  The owner drains on its next slow
  * path, so it only needs a kick when it may not take one soon: when it is
  * idle and this is the first block queued, or when NTA_KICK_BLOCKS blocks
- * have piled up anyway.
+ * have piled up anyway; otherwise the stranded-free timer is the bound.
  */
 static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 					 struct nta_block *blk, void *ptr,
@@ -747,15 +951,24 @@ static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 	enum nta_bad_free why;
 	unsigned int queued;
 
+	/* The owner may give the block back while we look at its header. */
+	rcu_read_lock();
+	/* Poisoned before the owner can see it pending and hand it out again. */
+	if (NTA_KASAN && !nta_check_object(blk, ptr, size))
+		nta_hook_free(ptr, size);
 	why = nta_remote_free(owner, ptr, size, &queued);
+	rcu_read_unlock();
 	if (unlikely(why))
 		return why;
 	nta_count(c, mine, NTA_CTR(remote_frees), 1);
 	nta_account(c, mine, size, -1);
-	if (unlikely(queued) && (queued == NTA_KICK_BLOCKS ||
-				 (queued == 1 && idle_cpu(owner->id)))) {
+	if (likely(!queued))
+		return NTA_FREE_OK;
+	if (queued == NTA_KICK_BLOCKS || (queued == 1 && idle_cpu(owner->id))) {
 		if (nta_kick_cpu(owner->id))
 			nta_count(c, mine, NTA_CTR(kicks), 1);
+	} else if (queued == 1) {
+		nta_arm_stranded(c);
 	}
 	return NTA_FREE_OK;
 }
@@ -788,7 +1001,8 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			       released);
 }
 
-static noinline void nta_free_slow(void *ptr, unsigned int size)
+static noinline void nta_free_slow(void *ptr, unsigned int size,
+				   unsigned long ip)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	enum nta_bad_free why;
@@ -803,6 +1017,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size)
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_object(blk, ptr, size);
 		if (likely(!why)) {
+			nta_hook_free(ptr, size);
 			if (mine && nta_enabled())
 				nta_free_to_bin(c, ptr, size, &released);
 			else
@@ -820,7 +1035,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size)
 	/* Reports print outside the lock: printk may allocate an skb. */
 	nta_flush_reports();
 	if (unlikely(why))
-		nta_complain(ptr, size, why);
+		nta_complain(ptr, size, why, ip);
 	if (unlikely(!list_empty(&released)))
 		nta_release_blocks(&released);
 }
@@ -849,7 +1064,7 @@ void nta_free(void *ptr, unsigned int size)
 	struct nta_cpu *c;
 
 	if (unlikely(!__nta_owns(ptr))) {
-		nta_complain(ptr, size, NTA_FREE_FOREIGN);
+		nta_complain(ptr, size, NTA_FREE_FOREIGN, _RET_IP_);
 		return;
 	}
 	/* Switched off: nothing allocates from the bins, so do not fill them. */
@@ -863,7 +1078,7 @@ void nta_free(void *ptr, unsigned int size)
 		why = nta_free_remote(c, true, blk, ptr, size);
 		nta_fast_exit(c);
 		if (unlikely(why))
-			nta_complain(ptr, size, why);
+			nta_complain(ptr, size, why, _RET_IP_);
 		return;
 	}
 	/*
@@ -879,6 +1094,7 @@ void nta_free(void *ptr, unsigned int size)
 		goto slow_exit;
 	if (want_init_on_free())
 		memset(ptr, 0, size);
+	nta_hook_free(ptr, size);
 	nta_bin_push(c, ptr, units);
 	c->fast.frees++;
 	nta_account(c, true, size, -1);
@@ -888,7 +1104,7 @@ void nta_free(void *ptr, unsigned int size)
 slow_exit:
 	nta_fast_exit(c);
 slow:
-	nta_free_slow(ptr, size);
+	nta_free_slow(ptr, size, _RET_IP_);
 }
 
 /**
@@ -1071,8 +1287,18 @@ static void nta_kick_fn(struct irq_work *work)
  * cannot be preempted, so the mark is free (on PREEMPT_RT a preempted
  * slow path holding it releases it before the lock is ours).
  */
+/*
+ * Process context, bound to the CPU: drain all that is queued, a bounded
+ * drain at a time with interrupts on in between, then trim.
+ */
 static long nta_trim_this_cpu(void *unused)
 {
+	unsigned int batches = 0;
+
+	while (!llist_empty(&raw_cpu_ptr(&nta_cpu)->pool.remote) &&
+	       batches++ < NTA_TRIM_BATCHES)
+		if (!nta_drain_this_cpu(false))
+			return -EBUSY;
 	return nta_drain_this_cpu(true) ? 0 : -EBUSY;
 }
 
@@ -1100,7 +1326,10 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	unsigned int n;
 
 	nta_bins_flush(c, &released);
-	n = nta_pool_drain(&c->pool, &released);
+	n = 0;
+	do {
+		n += nta_pool_drain(&c->pool, &released);
+	} while (!llist_empty(&c->pool.remote));
 	c->pool.reserve = 0;
 	nta_pool_trim(&c->pool, &released, UINT_MAX);
 	c->pool.reserve = nta_reserve_blocks;
@@ -1232,7 +1461,7 @@ static int nta_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-#define NTA_BLOCK_PAGES		(1U << NTA_BLOCK_ORDER)
+#define NTA_BLOCK_PAGES		BIT(NTA_BLOCK_ORDER)
 
 /*
  * Blocks a CPU's pool could give back now, read from anywhere: its wholly
@@ -1412,6 +1641,8 @@ static int __init nta_init(void)
 		goto fail;
 	nta_init_kmalloc_units();
 	nta_init_bin_caps();
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		nta_bin_secret = get_random_long();
 	for_each_possible_cpu(cpu) {
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
@@ -1419,6 +1650,7 @@ static int __init nta_init(void)
 		c->pool.spares = NTA_SPARE_BLOCKS;
 		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
+		timer_setup(&c->stranded, nta_stranded_fn, 0);
 	}
 
 	/* Before the online callback runs: nta=off takes no reserve. */

@@ -141,12 +141,17 @@ bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
 			   unsigned int max)
 {
-	struct list_head *whole = &pool->free[NTA_DATA_UNITS];
+	struct nta_chunk *chunk, *tmp;
 	struct nta_block *blk;
 	unsigned int n = 0;
 
-	while (n < max && pool->nr_blocks > pool->reserve && !list_empty(whole)) {
-		blk = nta_block_of(list_first_entry(whole, struct nta_chunk, node));
+	list_for_each_entry_safe(chunk, tmp, &pool->free[NTA_DATA_UNITS], node) {
+		if (n >= max || pool->nr_blocks <= pool->reserve)
+			break;
+		blk = nta_block_of(chunk);
+		/* Queued by a racing (bad) remote free: the drain releases it. */
+		if (!nta_block_claim(blk))
+			continue;
 		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);
 		n++;
@@ -247,11 +252,14 @@ enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
  *	included, when this free queued the object's block; else 0
  *
  * Any context on any CPU may call this concurrently with the owner and
- * with other remote freers.  It checks the object's @cls byte (start and
- * size) and writes nothing into the object: it sets the object's @pending
- * bit, which makes a second free of the same object fail, and queues the
- * block on @owner's remote list unless it is there already.  One atomic
- * per object, three more per block queued.
+ * with other remote freers, inside an RCU read-side critical section.  It
+ * checks the object's @cls byte (start and size) and writes nothing into
+ * the object: it sets the object's @pending bit, which makes a second free
+ * of the same object fail, and queues the block on @owner's remote list
+ * unless it is there already.  One atomic per object, three more per block
+ * queued.  Once the bit is set the owner may free the object and give
+ * back the block before this function reads @queued: the embedder frees a
+ * block's memory only after an RCU grace period.
  *
  * Return: NTA_FREE_OK, or why the free must be refused.
  */
@@ -271,8 +279,10 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 	/*
 	 * The bit is set, fully ordered, before @queued is read; the owner
 	 * clears @queued, fully ordered, before it looks at @pending again
-	 * (nta_drain_block()).  So either the owner sees this bit or this
-	 * free queues the block.
+	 * (nta_drain_block()).  So the owner sees this bit, or this free
+	 * queues the block, or both; a block the owner gives back has
+	 * @queued set for good (nta_block_claim()), so it is never queued
+	 * after its release.
 	 */
 	if (READ_ONCE(blk->queued) || xchg(&blk->queued, 1))
 		return NTA_FREE_OK;
@@ -332,9 +342,12 @@ static bool nta_block_has_pending(const struct nta_block *blk)
  * Drain one block taken off the remote list.  @queued stays set while the
  * owner works, so no freer pushes the block again meanwhile; a freer that
  * sets a bit then leaves it to the owner, who looks again after clearing
- * @queued (both sides order the two with full barriers).  So a block is
- * on the list only with bits pending, i.e. with live objects, and the
- * owner never gives back a block that is still on the list.
+ * @queued (both sides order the two with full barriers).  A block that
+ * this drain emptied is given back only after @queued is clear and the
+ * owner has claimed it again (nta_release_if_spare()), so the owner never
+ * gives back a block that is on the list or that a freer may still push.
+ * The price: a double free that races with the free of a block's last
+ * object and finds the block given back is not reported.
  */
 static unsigned int nta_drain_block(struct nta_pool *pool,
 				    struct nta_block *blk,
@@ -347,16 +360,31 @@ static unsigned int nta_drain_block(struct nta_pool *pool,
 		/* Ordered before the next look at @pending: nta_remote_free(). */
 		smp_store_mb(blk->queued, 0);
 	} while (nta_block_has_pending(blk) && !xchg(&blk->queued, 1));
+	/* Emptied while this drain held @queued: give it back now. */
+	nta_release_if_spare(pool, blk, released);
 	return count;
 }
 
+/* Put the blocks from @first on back on @pool's remote list. */
+static void nta_requeue_blocks(struct nta_pool *pool, struct llist_node *first)
+{
+	struct llist_node *last = first;
+
+	while (last->next)
+		last = last->next;
+	llist_add_batch(first, last, &pool->remote);
+}
+
 /**
- * nta_pool_drain - free every object other CPUs queued for @pool
+ * nta_pool_drain - free what other CPUs queued for @pool
  * @pool: the pool; the caller is its owner
  * @released: where blocks that became wholly free above the reserve go
  *
- * A queued object that is no longer live is reported through
- * nta_report_bad_free() and left alone.
+ * Drains at most NTA_DRAIN_BLOCKS blocks, so that one call, made with
+ * interrupts off, stays short however much is queued; the rest goes back
+ * on the list, and the caller arranges to come back for it when the list
+ * is not empty afterwards.  A queued object that is no longer live is
+ * reported through nta_report_bad_free() and left alone.
  *
  * Return: the number of objects freed.
  */
@@ -370,6 +398,10 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		return 0;
 	head = llist_del_all(&pool->remote);
 	llist_for_each_safe(pos, next, head) {
+		if (blocks == NTA_DRAIN_BLOCKS) {
+			nta_requeue_blocks(pool, pos);
+			break;
+		}
 		blk = llist_entry(pos, struct nta_block, remote);
 		blocks++;
 		count += nta_drain_block(pool, blk, released);

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/kasan.h>
 #include <linux/minmax.h>
 #include <linux/poison.h>
 #include <linux/string.h>
@@ -45,6 +46,9 @@
  * @remote: entry on the owner's @remote list while @queued is set
  * @queued: 1 while the block is on its owner's @remote list
  * @link: entry on the owning pool's list of blocks
+ * @rcu: once the block has left its pool: its memory goes back to the
+ *	page allocator only after a grace period, because a remote freer
+ *	may still be reading this header (see nta_remote_free())
  * @pool: the pool that owns the block; only it allocates from or merges
  *	in the block
  * @free_units: units of the block on the pool's free lists
@@ -71,7 +75,10 @@ struct nta_block {
 	unsigned long pending[NTA_BITMAP_LONGS];
 	struct llist_node remote;
 	unsigned long queued;
-	struct list_head link;
+	union {
+		struct list_head link;
+		struct rcu_head rcu;
+	};
 	struct nta_pool *pool;
 	unsigned int free_units;
 	unsigned long used[NTA_BITMAP_LONGS];
@@ -87,6 +94,8 @@ struct nta_block {
 
 /* Blocks with remote frees an owner may have queued before a freer kicks it. */
 #define NTA_KICK_BLOCKS		8
+/* Blocks one nta_pool_drain() call takes on; the rest waits on the list. */
+#define NTA_DRAIN_BLOCKS	16
 
 /**
  * struct nta_pool - one CPU's allocator state
@@ -271,6 +280,23 @@ static __always_inline void nta_mark(unsigned long *map, unsigned int unit,
 }
 
 /*
+ * Free chunks are poisoned for KASAN (nta.c), their links included, and
+ * the checks of CONFIG_DEBUG_LIST (lib/list_debug.c, instrumented) read
+ * the links of the neighbouring chunks: those reads are NTA's own.
+ */
+static __always_inline void nta_links_begin(void)
+{
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && IS_ENABLED(CONFIG_DEBUG_LIST))
+		kasan_disable_current();
+}
+
+static __always_inline void nta_links_end(void)
+{
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && IS_ENABLED(CONFIG_DEBUG_LIST))
+		kasan_enable_current();
+}
+
+/*
  * Free-list links, without the unit counts: the fast paths settle those
  * once per operation, not once per list they touch.
  */
@@ -281,7 +307,9 @@ static __always_inline void nta_list_add(struct nta_pool *pool,
 	struct nta_chunk *chunk = nta_unit_addr(blk, unit);
 
 	/* LIFO: the chunk freed last is the one most likely still in cache. */
+	nta_links_begin();
 	list_add(&chunk->node, &pool->free[units]);
+	nta_links_end();
 	__set_bit(units, pool->nonempty);
 	if (units == NTA_DATA_UNITS)
 		pool->whole++;
@@ -291,7 +319,9 @@ static __always_inline void nta_list_del(struct nta_pool *pool,
 					 struct nta_chunk *chunk,
 					 unsigned int units)
 {
+	nta_links_begin();
 	list_del(&chunk->node);
+	nta_links_end();
 	if (list_empty(&pool->free[units]))
 		__clear_bit(units, pool->nonempty);
 	if (units == NTA_DATA_UNITS)
@@ -308,7 +338,12 @@ static inline void nta_check_poison(const struct nta_pool *pool, void *obj,
 
 	if (!IS_ENABLED(CONFIG_NTA_DEBUG))
 		return;
+	/* memchr_inv() is instrumented, and the chunk poisoned for KASAN. */
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kasan_disable_current();
 	bad = memchr_inv(obj + skip, POISON_FREE, units * NTA_UNIT - skip);
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		kasan_enable_current();
 	if (bad)
 		nta_report_poison(pool, obj, units, bad);
 }
@@ -373,6 +408,37 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 }
 
 /*
+ * A wholly free block leaves its pool only once the owner has claimed it
+ * by setting @queued, for good: a remote freer whose pending bit the
+ * owner's drain has already taken may still be about to look at @queued,
+ * and must not push a block that is on its way back to the page
+ * allocator.  The claim fails while the block is queued or being drained;
+ * the block then stays, for the end of the drain or a later trim.
+ */
+static __always_inline bool nta_block_claim(struct nta_block *blk)
+{
+	return !READ_ONCE(blk->queued) && !xchg(&blk->queued, 1);
+}
+
+/*
+ * Above the reserve, keep up to @spares wholly free blocks and give back
+ * the rest: releasing every empty block at once would make a pool whose
+ * load swings by a few blocks (a socket queue of jumbo heads filling and
+ * draining) allocate and free pages on every few packets.
+ */
+static __always_inline void nta_release_if_spare(struct nta_pool *pool,
+						 struct nta_block *blk,
+						 struct list_head *released)
+{
+	if (blk->free_units == NTA_DATA_UNITS &&
+	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares &&
+	    nta_block_claim(blk)) {
+		nta_pool_remove_block(pool, blk);
+		list_add(&blk->link, released);
+	}
+}
+
+/*
  * Give back the object of @units units at @unit: clear its bits, merge it
  * with the free chunks on either side and file the result.  A block that
  * is wholly free again goes to @released when the pool holds more blocks
@@ -406,18 +472,8 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 	blk->free_units += units;
 	pool->free_units += units;
 
-	/*
-	 * Above the reserve, keep up to @spares wholly free blocks and give
-	 * back the rest: releasing every empty block at once would make a
-	 * pool whose load swings by a few blocks (a socket queue of jumbo
-	 * heads filling and draining) allocate and free pages on every few
-	 * packets.
-	 */
-	if (unlikely(end - first == NTA_DATA_UNITS) &&
-	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares) {
-		nta_pool_remove_block(pool, blk);
-		list_add(&blk->link, released);
-	}
+	if (unlikely(end - first == NTA_DATA_UNITS))
+		nta_release_if_spare(pool, blk, released);
 }
 
 static __always_inline void nta_do_free(struct nta_pool *pool, void *ptr,

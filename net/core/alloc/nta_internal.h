@@ -11,8 +11,13 @@
 #include <linux/nta.h>
 #include <linux/percpu.h>
 #include <linux/shrinker.h>
+#include <linux/swab.h>
+#include <linux/timer.h>
 
 #include "nta_core.h"
+
+/* Bounded drains nta_drain_all() lets a CPU run before it trims anyway. */
+#define NTA_TRIM_BATCHES	64
 
 /*
  * Counters of one CPU.  struct nta_cpu has two sets: @fast, written with
@@ -45,6 +50,10 @@ struct nta_pcpu_stats {
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
 #define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
+
+/* How long a queued free waits at most before its owner is kicked. */
+#define NTA_STRANDED_DELAY	(HZ / 10)
+extern unsigned long nta_stranded_delay;
 
 /* How long growth rests after the page allocator said no. */
 #define NTA_GROW_BACKOFF	(HZ / 10)
@@ -86,7 +95,10 @@ struct nta_report {
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
  *	unsigned int for xchg()
- * @grow_after: no growth before this time (jiffies), after a failed one
+ * @grow_failed: when growth last failed (jiffies), 0 if never: it rests
+ *	for NTA_GROW_BACKOFF after
+ * @stranded: armed when this CPU queued a first block for an owner: kicks
+ *	owners that still have frees queued when it fires
  * @report: reports waiting to be printed outside the lock
  */
 struct nta_cpu {
@@ -101,7 +113,8 @@ struct nta_cpu {
 	struct nta_pcpu_stats stats;
 	struct irq_work kick;
 	unsigned int trim;
-	unsigned long grow_after;
+	unsigned long grow_failed;
+	struct timer_list stranded;
 	struct nta_report report;
 };
 
@@ -117,6 +130,35 @@ extern unsigned int nta_max_blocks;
  * and turns this off, so that its expected reports are plain lines.
  */
 extern bool nta_warn_bad_free;
+
+/*
+ * A binned object's first word links it to the next object in its bin.
+ * With CONFIG_SLAB_FREELIST_HARDENED it is stored as SLUB stores its free
+ * pointers (freelist_ptr_encode() in mm/slub.c): XORed with a secret and
+ * with the byte-swapped address of the word, so that bytes leaked from a
+ * free object do not give a pointer away and an overflow into one does
+ * not plant a usable one.
+ */
+extern unsigned long nta_bin_secret;
+
+static __always_inline void *nta_bin_link(const void *obj, const void *ptr)
+{
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		return (void *)ptr;
+	return (void *)((unsigned long)ptr ^ nta_bin_secret ^
+			swab((unsigned long)obj));
+}
+
+/* The object after @obj in its bin, or NULL. */
+static __always_inline void *nta_bin_next(const void *obj)
+{
+	return nta_bin_link(obj, *(void * const *)obj);
+}
+
+static __always_inline void nta_bin_set_next(void *obj, const void *next)
+{
+	*(void **)obj = nta_bin_link(obj, next);
+}
 
 /* Writes after free found by CONFIG_NTA_DEBUG's poison checks. */
 extern atomic_t nta_poison_reports;
@@ -140,6 +182,8 @@ unsigned long nta_shrink_count(struct shrinker *shrink,
 			       struct shrink_control *sc);
 unsigned long nta_shrink_scan(struct shrinker *shrink,
 			      struct shrink_control *sc);
+const char *nta_usercopy_bad(const void *ptr, unsigned long n,
+			     unsigned long *offset);
 #endif
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */

@@ -2067,6 +2067,51 @@ static void nta_remote_kick_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, drains), 1);
 }
 
+static void nta_tstranded_restore(void *data)
+{
+	WRITE_ONCE(nta_stranded_delay, (unsigned long)data);
+}
+
+/*
+ * A free queued for a busy owner, below the kick threshold, is drained
+ * within the stranded-free bound: the freer's timer kicks the owner.
+ */
+static void nta_remote_stranded(struct kunit *test)
+{
+	unsigned long t0, waited, saved;
+	struct nta_stats s0, s1;
+	struct nta_tobjs *o;
+	unsigned int owner;
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin(test, -1);
+	other = nta_tother_cpu(owner);
+	if (other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	nta_drain_all();
+	saved = READ_ONCE(nta_stranded_delay);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
+							(void *)saved), 0);
+	WRITE_ONCE(nta_stranded_delay, NTA_STRANDED_DELAY);
+	o = nta_talloc_objs(test, 2, 700);
+	nta_tstats(&s0);
+	/* The owner spins while the other CPU frees: no idle kick. */
+	nta_tfree_on(test, other, o, 0, 2, true);
+	t0 = jiffies;
+	while (!nta_tremote_empty(owner) && time_before(jiffies, t0 + 5 * HZ))
+		msleep(20);
+	waited = jiffies - t0;
+	nta_tstats(&s1);
+	kunit_info(test, "drained after %u ms (bound %u ms)\n",
+		   jiffies_to_msecs(waited), jiffies_to_msecs(NTA_STRANDED_DELAY));
+	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
+	/* The bound plus a generous allowance for an emulated machine. */
+	KUNIT_EXPECT_LE(test, waited, NTA_STRANDED_DELAY + HZ);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
+	KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, kicks), 1);
+}
+
 /*
  * A busy owner is kicked by the freer that queues the NTA_KICK_BLOCKS-th
  * block, and drains within a bounded time.
@@ -2376,7 +2421,7 @@ static void nta_grow_flags(struct kunit *test)
 static void nta_shrinker_contract(struct kunit *test)
 {
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
-	unsigned int cpu, n = 0, i, max, spares, blocks;
+	unsigned int cpu, n = 0, i, max, spares, blocks, busy;
 	struct nta_pool *pool;
 	unsigned long pages;
 	void **objs, *p;
@@ -2385,35 +2430,104 @@ static void nta_shrinker_contract(struct kunit *test)
 	cpu = nta_tpin(test, -1);
 	pool = &nta_tcpu(cpu)->pool;
 	nta_drain_all();
-	max = READ_ONCE(pool->nr_blocks) + 4;
+	busy = READ_ONCE(pool->nr_blocks);
+	max = busy + 4;
 	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
-	/* Whole-block objects past the reserve; freed, they leave spares. */
+	/*
+	 * One whole-block object per block, four blocks past the reserve.
+	 * The reserve's blocks stay busy, so that the last four, freed, are
+	 * spares above the reserve (wholly free reserve blocks would count
+	 * against the spares kept).
+	 */
 	while (n < max && (p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL)))
 		objs[n++] = p;
-	for (i = 0; i < n; i++)
+	KUNIT_ASSERT_EQ(test, n, max);
+	for (i = busy; i < n; i++)
 		nta_free(objs[i], NTA_MAX_SIZE);
 	blocks = READ_ONCE(pool->nr_blocks);
 	spares = min(pool->whole, blocks - min(blocks, pool->reserve));
-	KUNIT_ASSERT_GE_MSG(test, spares, 2, "%u blocks, reserve %u, %u whole",
-			    blocks, pool->reserve, pool->whole);
+	KUNIT_ASSERT_GE_MSG(test, spares, 2,
+			    "%u blocks, reserve %u, %u whole", blocks,
+			    pool->reserve, pool->whole);
 
 	pages = nta_shrink_count(NULL, &sc);
 	KUNIT_EXPECT_NE(test, pages, SHRINK_EMPTY);
 	KUNIT_EXPECT_GE(test, pages, (unsigned long)spares << NTA_BLOCK_ORDER);
 
-	/* One page asked for: one block (its pages) given back, no more. */
+	/*
+	 * One page asked for: one block (its pages) given back, no more.  The
+	 * scan merges the bins first, which may make more blocks whole.
+	 */
 	sc.nr_to_scan = 1;
 	KUNIT_EXPECT_EQ(test, nta_shrink_scan(NULL, &sc), 1UL << NTA_BLOCK_ORDER);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks - 1);
+	KUNIT_EXPECT_EQ(test, nta_tcpu(cpu)->bin_units, 0);
 
-	/* The rest: every spare above the reserve goes. */
-	sc.nr_to_scan = (unsigned long)spares << NTA_BLOCK_ORDER;
+	/* More asked for than there is: every spare above the reserve goes. */
+	blocks = READ_ONCE(pool->nr_blocks);
+	spares = min(pool->whole, blocks - min(blocks, pool->reserve));
+	sc.nr_to_scan = (unsigned long)(spares + 2) << NTA_BLOCK_ORDER;
 	KUNIT_EXPECT_EQ(test, nta_shrink_scan(NULL, &sc),
-			(unsigned long)(spares - 1) << NTA_BLOCK_ORDER);
+			spares ? (unsigned long)spares << NTA_BLOCK_ORDER :
+				 SHRINK_STOP);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks - spares);
 	KUNIT_EXPECT_TRUE(test, pool->nr_blocks <= pool->reserve || !pool->whole);
 	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
+	for (i = 0; i < busy; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
+/* nta_usercopy_bad() for a copy of @n bytes from @p, "ok" when allowed. */
+static const char *nta_tucopy(const void *p, unsigned long n,
+			      unsigned long *off)
+{
+	return nta_usercopy_bad(p, n, off) ?: "ok";
+}
+
+/*
+ * Hardened usercopy's bound is the live object a copy starts in, as NTA
+ * set it aside: not the block, not a neighbour, not free memory.
+ */
+static void nta_usercopy_bound(struct kunit *test)
+{
+	unsigned long off;
+	u8 *a, *b;
+
+	nta_tneed_ready(test);
+	nta_tpin(test, -1);
+	a = nta_alloc(256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	b = nta_alloc(100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a, 256, &off), "ok");
+	KUNIT_EXPECT_EQ(test, off, 0);
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, 246, &off), "ok");
+	KUNIT_EXPECT_EQ(test, off, 10);
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, 247, &off),
+			   "past the object");
+	KUNIT_EXPECT_EQ(test, off, 10);
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 255, 2, &off),
+			   "past the object");
+	/* 100 bytes asked for, two units set aside. */
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(b, 2 * NTA_UNIT, &off), "ok");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(b + 64, 2 * NTA_UNIT - 63, &off),
+			   "past the object");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(nta_block_of(a), 8, &off),
+			   "block header");
+	KUNIT_EXPECT_STREQ(test,
+			   nta_tucopy(nta_unit_addr(nta_block_of(a),
+						    NTA_HDR_UNITS - 1), 1, &off),
+			   "block header");
+
+	/* Freed on its owner: in a bin or merged, it is free memory. */
+	nta_free(b, 100);
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(b, 1, &off), "free memory");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(b + 70, 1, &off), "free memory");
+	nta_free(a, 256);
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 128, 1, &off), "free memory");
 }
 
 static void nta_trestore_max(void *data)
@@ -2469,19 +2583,6 @@ static void nta_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects);
 }
 
-/*
- * KASAN: NTA does not poison its free chunks in the shadow yet.  The range
- * poisoning helper, kasan_poison(), is private to mm/kasan/ in 6.12, and
- * NTA's own list links live inside free chunks, so this needs an API
- * first; until then CONFIG_NTA_DEBUG's poison catches writes after free.
- * Keep the case, so that the gap shows in every run.
- */
-static void nta_kasan_poison(struct kunit *test)
-{
-	/* No capitals: "KASAN" on the console reads as a report to make check. */
-	kunit_skip(test, "no kasan shadow poisoning of nta objects yet");
-}
-
 /* ---------------------------------------------------------------------- */
 /* nta: the per-CPU bins and the fast path's exclusion                    */
 
@@ -2496,9 +2597,47 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 	unsigned int n = 0;
 	void *p;
 
-	for (p = c->bin[units]; p && n <= NTA_BIN_MAX; p = *(void **)p)
+	for (p = c->bin[units]; p && n <= NTA_BIN_MAX; p = nta_bin_next(p))
 		n++;
 	return n;
+}
+
+/*
+ * The bin links: the object after a binned one is its first word,
+ * decoded; with CONFIG_SLAB_FREELIST_HARDENED the raw word is not that
+ * pointer, so what leaks from a free object gives no address away.
+ */
+static void nta_bin_link_hardened(struct kunit *test)
+{
+	unsigned int cpu, units = 2;
+	unsigned long raw;
+	struct nta_cpu *c;
+	void *a, *b;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	a = nta_alloc(units * NTA_UNIT, GFP_KERNEL);
+	b = nta_alloc(units * NTA_UNIT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	nta_free(a, units * NTA_UNIT);
+	nta_free(b, units * NTA_UNIT);
+	KUNIT_ASSERT_PTR_EQ(test, c->bin[units], b);
+	KUNIT_EXPECT_PTR_EQ(test, nta_bin_next(b), a);
+	raw = *(unsigned long *)b;
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		KUNIT_EXPECT_NE(test, raw, (unsigned long)a);
+	else
+		KUNIT_EXPECT_EQ(test, raw, (unsigned long)a);
+	/* Handed out again in LIFO order through the decoded links. */
+	KUNIT_EXPECT_PTR_EQ(test, nta_alloc(units * NTA_UNIT, GFP_KERNEL), b);
+	KUNIT_EXPECT_PTR_EQ(test, nta_alloc(units * NTA_UNIT, GFP_KERNEL), a);
+	nta_free(a, units * NTA_UNIT);
+	nta_free(b, units * NTA_UNIT);
 }
 
 /*
@@ -3214,18 +3353,33 @@ static void nta_skb_runtime_switch(struct kunit *test)
 /* ---------------------------------------------------------------------- */
 
 static bool nta_tsaved_warn;
+static unsigned long nta_tsaved_stranded;
 
 static int nta_tsuite_init(struct kunit_suite *suite)
 {
-	/* Expected reports below are pr_info, not WARN splats. */
+	/* Expected reports below are plain lines, not WARN splats. */
 	nta_tsaved_warn = READ_ONCE(nta_warn_bad_free);
 	WRITE_ONCE(nta_warn_bad_free, false);
+	/*
+	 * Tests count kicks and look at queues: the stranded-free timer
+	 * waits an hour here, but in nta_remote_stranded.
+	 */
+	nta_tsaved_stranded = READ_ONCE(nta_stranded_delay);
+	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
 	return 0;
 }
 
 static void nta_tsuite_exit(struct kunit_suite *suite)
 {
+	unsigned int cpu;
+
 	WRITE_ONCE(nta_warn_bad_free, nta_tsaved_warn);
+	WRITE_ONCE(nta_stranded_delay, nta_tsaved_stranded);
+	/* Timers armed for an hour here fire within the usual bound. */
+	for_each_possible_cpu(cpu)
+		if (timer_pending(&nta_tcpu(cpu)->stranded))
+			timer_reduce(&nta_tcpu(cpu)->stranded,
+				     jiffies + nta_tsaved_stranded);
 }
 
 static struct kunit_case nta_core_cases[] = {
@@ -3261,14 +3415,16 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_double_free_race),
 	KUNIT_CASE(nta_remote_kick_idle),
 	KUNIT_CASE(nta_remote_kick_threshold),
+	KUNIT_CASE(nta_remote_stranded),
 	KUNIT_CASE(nta_remote_init_on_free),
 	KUNIT_CASE(nta_cpu_hotplug),
 	KUNIT_CASE(nta_grow_and_return),
 	KUNIT_CASE(nta_grow_flags),
 	KUNIT_CASE(nta_shrinker_contract),
+	KUNIT_CASE(nta_usercopy_bound),
 	KUNIT_CASE(nta_cap),
-	KUNIT_CASE(nta_kasan_poison),
 	KUNIT_CASE(nta_bin_reuse),
+	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_bin_flush_before_grow),
 	KUNIT_CASE(nta_nested_fast_path),

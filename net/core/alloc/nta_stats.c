@@ -9,15 +9,21 @@
  * debugfs nta/summary has one "name value" line per counter, summed over
  * CPUs; nta/percpu has the same as a table with a row per CPU; writing
  * anything to nta/drain makes every CPU free what others queued for it.
+ * With CONFIG_NTA_DEBUG, nta/usercopy_test proves the usercopy bound and
+ * nta/bad_free_test provokes refused frees.
  */
 
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/mutex.h>
 #include <linux/nta.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/sysctl.h>
+#include <linux/uaccess.h>
 #include <net/net_namespace.h>
 
 #include "nta_internal.h"
@@ -134,6 +140,99 @@ static const struct file_operations nta_drain_fops = {
 	.llseek	= noop_llseek,
 };
 
+/*
+ * CONFIG_NTA_DEBUG: nta/usercopy_test proves hardened usercopy's bound.
+ * A read copies from a new 256-byte NTA object: as many bytes as were
+ * written to the file as a number before (once), else at most 256.  Armed
+ * with more than 256, the copy must be stopped by hardened usercopy
+ * ("Kernel memory exposure attempt detected from NTA object"), which
+ * BUG()s, killing the reader and leaking the object: a test machine's
+ * file, like LKDTM's usercopy tests.
+ */
+#define NTA_USERCOPY_TEST_SIZE	256
+
+static unsigned int nta_usercopy_test_len;
+
+static ssize_t nta_usercopy_test_write(struct file *file,
+				       const char __user *buf, size_t count,
+				       loff_t *ppos)
+{
+	unsigned int len;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 0, &len);
+	if (ret)
+		return ret;
+	if (len > 4 * NTA_USERCOPY_TEST_SIZE)
+		return -EINVAL;
+	WRITE_ONCE(nta_usercopy_test_len, len);
+	return count;
+}
+
+static ssize_t nta_usercopy_test_read(struct file *file, char __user *buf,
+				      size_t count, loff_t *ppos)
+{
+	size_t n = xchg(&nta_usercopy_test_len, 0) ?: NTA_USERCOPY_TEST_SIZE;
+	void *obj;
+	ssize_t ret;
+
+	if (*ppos)
+		return 0;
+	n = min(n, count);
+	obj = nta_alloc(NTA_USERCOPY_TEST_SIZE, GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	memset(obj, 'n', NTA_USERCOPY_TEST_SIZE);
+	/* Past the object, the neighbours' bytes would reach user space. */
+	ret = copy_to_user(buf, obj, n) ? -EFAULT : n;
+	nta_free(obj, NTA_USERCOPY_TEST_SIZE);
+	if (ret > 0)
+		*ppos += ret;
+	return ret;
+}
+
+static const struct file_operations nta_usercopy_test_fops = {
+	.read	= nta_usercopy_test_read,
+	.write	= nta_usercopy_test_write,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * CONFIG_NTA_DEBUG: each write to nta/bad_free_test frees an object of its
+ * CPU's pool with the wrong size, then frees its second unit, then frees
+ * it twice: three refused frees, each reported after the local lock is
+ * released.  With netconsole, the report's printk allocates skbs from NTA
+ * on the same CPU.  The reports are plain lines, not WARNs, so that lockdep
+ * stays on for what a test checks afterwards.
+ */
+#define NTA_BAD_FREE_TEST_SIZE	300
+
+static ssize_t nta_bad_free_test_write(struct file *file,
+				       const char __user *buf, size_t count,
+				       loff_t *ppos)
+{
+	bool warn = READ_ONCE(nta_warn_bad_free);
+	u8 *p;
+
+	migrate_disable();
+	p = nta_alloc(NTA_BAD_FREE_TEST_SIZE, GFP_KERNEL);
+	if (p) {
+		WRITE_ONCE(nta_warn_bad_free, false);
+		nta_free(p, NTA_BAD_FREE_TEST_SIZE / 2);
+		nta_free(p + NTA_UNIT, NTA_BAD_FREE_TEST_SIZE - NTA_UNIT);
+		nta_free(p, NTA_BAD_FREE_TEST_SIZE);
+		nta_free(p, NTA_BAD_FREE_TEST_SIZE);
+		WRITE_ONCE(nta_warn_bad_free, warn);
+	}
+	migrate_enable();
+	return p ? count : -ENOMEM;
+}
+
+static const struct file_operations nta_bad_free_test_fops = {
+	.write	= nta_bad_free_test_write,
+	.llseek	= noop_llseek,
+};
+
 static int __init nta_stats_init(void)
 {
 	struct dentry *dir;
@@ -146,6 +245,12 @@ static int __init nta_stats_init(void)
 	debugfs_create_file("summary", 0444, dir, NULL, &nta_summary_fops);
 	debugfs_create_file("percpu", 0444, dir, NULL, &nta_percpu_fops);
 	debugfs_create_file("drain", 0200, dir, NULL, &nta_drain_fops);
+	if (IS_ENABLED(CONFIG_NTA_DEBUG))
+		debugfs_create_file("bad_free_test", 0200, dir, NULL,
+				    &nta_bad_free_test_fops);
+	if (IS_ENABLED(CONFIG_NTA_DEBUG) && IS_ENABLED(CONFIG_HARDENED_USERCOPY))
+		debugfs_create_file("usercopy_test", 0600, dir, NULL,
+				    &nta_usercopy_test_fops);
 	return 0;
 }
 late_initcall(nta_stats_init);

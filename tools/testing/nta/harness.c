@@ -5,6 +5,7 @@
  * aligned_alloc(), nta_report_poison()), the pool invariant checker and
  * pool snapshots.  See harness.h for the model.
  */
+#include <sched.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -198,9 +199,26 @@ void h_cpu_init(struct hcpu *c, unsigned int id, unsigned int reserve,
 	c->grows = 0;
 }
 
+/* Wait until no thread is still in a remote free that began before now. */
+static void h_rcu_synchronize(void)
+{
+	unsigned long seq[H_MAX_CPUS];
+	unsigned int i;
+
+	for (i = 0; i < H_MAX_CPUS; i++)
+		seq[i] = __atomic_load_n(&h_cpus[i].rcu_seq, __ATOMIC_SEQ_CST);
+	for (i = 0; i < H_MAX_CPUS; i++)
+		while ((seq[i] & 1) &&
+		       __atomic_load_n(&h_cpus[i].rcu_seq, __ATOMIC_SEQ_CST) == seq[i])
+			sched_yield();
+}
+
 void h_release(struct hcpu *c, struct list_head *released)
 {
 	struct nta_block *blk, *tmp;
+
+	if (!list_empty(released))
+		h_rcu_synchronize();
 
 	list_for_each_entry_safe(blk, tmp, released, link) {
 		if (h_block_hook)
@@ -228,12 +246,23 @@ unsigned int h_drain(struct hcpu *c)
 	return n;
 }
 
+/* Drain until nothing is queued, as nta.c's kick goes on after a bounded drain. */
+unsigned int h_drain_all(struct hcpu *c)
+{
+	unsigned int n = 0;
+
+	do {
+		n += h_drain(c);
+	} while (!llist_empty(&c->pool.remote));
+	return n;
+}
+
 unsigned int h_trim(struct hcpu *c)
 {
 	LIST_HEAD(released);
 	unsigned int n;
 
-	h_drain(c);
+	h_drain_all(c);
 	n = nta_pool_trim(&c->pool, &released, UINT_MAX);
 	h_release(c, &released);
 	return n;
@@ -278,7 +307,9 @@ enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size)
 		struct hcpu *owner = container_of(blk->pool, struct hcpu, pool);
 		unsigned int queued;
 
+		h_rcu_enter(c);
 		why = nta_remote_free(&owner->pool, ptr, size, &queued);
+		h_rcu_exit(c);
 		if (unlikely(why)) {
 			c->bad_frees++;
 			return why;

@@ -103,6 +103,8 @@ struct hcpu {
 	unsigned long allocs, failures, frees, remote_frees, drained, drains;
 	unsigned long grows, returns, bad_frees, kicks;
 	atomic_t kicked;		/* set by remote freers, read by owner */
+	/* Odd while this thread is inside nta_remote_free(): see h_release(). */
+	unsigned long rcu_seq;
 } ____cacheline_aligned;
 
 extern struct hcpu h_cpus[H_MAX_CPUS];
@@ -132,7 +134,23 @@ bool h_grow(struct hcpu *c);
 void *h_alloc(struct hcpu *c, unsigned int size);
 /* Free on CPU @c, which need not own @ptr (then it is a remote free). */
 enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size);
+/*
+ * An RCU read-side section for remote freers, keyed by the freeing
+ * thread's hcpu: h_release() frees a block only after every thread that
+ * was inside one when it started has left it, as nta.c's call_rcu() does.
+ */
+static inline void h_rcu_enter(struct hcpu *c)
+{
+	__atomic_add_fetch(&c->rcu_seq, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void h_rcu_exit(struct hcpu *c)
+{
+	__atomic_add_fetch(&c->rcu_seq, 1, __ATOMIC_SEQ_CST);
+}
+
 unsigned int h_drain(struct hcpu *c);
+unsigned int h_drain_all(struct hcpu *c);
 /*
  * What nta.c's kick handler does when asked to trim (shrinker,
  * nta_drain_all()): drain, then nta_pool_trim(); returns blocks given back.

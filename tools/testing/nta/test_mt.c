@@ -264,7 +264,7 @@ static void test_mt_remote_free(void)
 		struct hcpu *c = &h_cpus[i];
 		struct h_pool_stats st;
 
-		h_drain(c);
+		h_drain_all(c);
 		EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, &st) == 0,
 		       "pool %u at the end", i);
 		EXPECT(st.objects == 0 && c->pool.nr_blocks <= c->pool.reserve &&
@@ -346,7 +346,9 @@ static void *race_freer(void *arg)
 			continue;
 		}
 		seen = seq;
+		h_rcu_enter(&h_cpus[1]);
 		why = nta_remote_free(race.pool, race.obj, race.size, &queued);
+		h_rcu_exit(&h_cpus[1]);
 		race.bad[why]++;
 		race.frees++;
 		/* The owner drained the last one before it published this one. */
@@ -431,7 +433,8 @@ out:
 	       check_bad);
 	EXPECT(atomic_read(&h_bad_drain_reports) == reports0, "drain reported a bad free");
 	EXPECT(round > 1, "not a single round");
-	nta_pool_drain(&c->pool, &released);
+	while (!llist_empty(&c->pool.remote))
+		nta_pool_drain(&c->pool, &released);
 	h_release(c, &released);
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "pool");
 	EXPECT(c->pool.free_units == NTA_DATA_UNITS, "everything free");

@@ -624,13 +624,13 @@ static void test_two_blocks(void)
 
 /* Remote frees from this thread to another pool, with kick and drain. */
 #define RSIZE(i)	(1 + (i) * 3)	/* 14 objects of 1..1 units: one block */
-#define RBLOCKS		(NTA_KICK_BLOCKS + 2)
+#define RBLOCKS		(NTA_DRAIN_BLOCKS + 4)
 static void test_remote_drain(void)
 {
 	struct hcpu *other = &h_cpus[1];
 	unsigned int i, n = 14, kicks = 0;
 	unsigned long returns;
-	void *p[16];
+	void *p[RBLOCKS];
 	LIST_HEAD(released);
 
 	u_setup(1);
@@ -676,7 +676,14 @@ static void test_remote_drain(void)
 			kicks++;
 	}
 	EXPECT(kicks == 1, "%u kicks", kicks);
-	EXPECT(nta_pool_drain(&c->pool, &released) == RBLOCKS, "drained the blocks");
+	/* One drain takes NTA_DRAIN_BLOCKS blocks on; the rest stays queued. */
+	EXPECT(nta_pool_drain(&c->pool, &released) == NTA_DRAIN_BLOCKS,
+	       "first drain bounded");
+	EXPECT(atomic_read(&c->pool.remote_blocks) == RBLOCKS - NTA_DRAIN_BLOCKS &&
+	       !llist_empty(&c->pool.remote), "the rest still queued");
+	EXPECT(h_check_pool(&c->pool, 0, NULL) == 0, "pool between drains");
+	EXPECT(nta_pool_drain(&c->pool, &released) == RBLOCKS - NTA_DRAIN_BLOCKS,
+	       "second drain takes the rest");
 	EXPECT(atomic_read(&c->pool.remote_blocks) == 0, "remote_blocks back to 0");
 	h_release(c, &released);
 

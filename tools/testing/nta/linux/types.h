@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shim: kernel integer types, atomic_t and the list node types. */
+/* Shim: kernel integer types, atomic_t, the list node types, rcu_head. */
 #ifndef _SHIM_LINUX_TYPES_H
 #define _SHIM_LINUX_TYPES_H
 
@@ -38,5 +38,12 @@ struct hlist_head {
 struct hlist_node {
 	struct hlist_node *next, **pprev;
 };
+
+/* The core embeds one in a block header; h_release() waits for freers. */
+struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *head);
+};
+#define rcu_head callback_head
 
 #endif
