@@ -12,13 +12,15 @@
 #   make tree [KERNEL_SRC=dir]      base tree in out/tree (tag nta-base)
 #   make series                     branch nta + out/series/*.patch, git am checked
 #   make refresh                    branch nta (edited in out/tree) -> repo files and patches/
-#   make kernel FLAVOUR=perf|debug  out/build-<flavour>/arch/x86/boot/bzImage
+#   make kernel FLAVOUR=perf|debug|rt  out/build-<flavour>/arch/x86/boot/bzImage
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
 #   make pahole                     struct sk_buff size: base vs series
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
+#   make check-extra                make check on a PREEMPT_RT kernel with lockdep
+#                                   (FLAVOUR=rt, out/check-rt/); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
 #   make clean / make distclean     remove builds / all of out/
@@ -70,6 +72,10 @@ check-bisect: series
 
 check:
 	@$(S)/nta-check.sh
+
+.PHONY: check-extra
+check-extra:
+	@FLAVOUR=rt $(S)/nta-check.sh
 
 demo:
 	@$(S)/nta-demo.sh demo

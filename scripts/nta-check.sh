@@ -14,11 +14,13 @@
 #   -> kernel splat scan of every console log.
 #
 # The last line of output is "N passed, N failed"; exit 1 when N failed > 0.
-# FLAVOUR=perf make check runs the same on the perf kernel.
+# FLAVOUR=perf make check runs the same on the perf kernel; make check-extra
+# (FLAVOUR=rt) on a PREEMPT_RT kernel, into out/check-rt/.
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-debug}
 CHK=$NTA_OUT/check
+[ "$FLAVOUR" = debug ] || CHK=$NTA_OUT/check-$FLAVOUR
 mkdir -p "$CHK"
 rm -f "$CHK"/*.log "$CHK"/*.tap
 RES=$CHK/results.lines

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make kernel FLAVOUR=perf|debug: x86_64 tinyconfig + the fragment(s) in
-# tools/testing/selftests/nta/ (config, and config.debug for debug), built
+# make kernel FLAVOUR=perf|debug|rt: x86_64 tinyconfig + the fragment(s) in
+# tools/testing/selftests/nta/ (config, and config.<flavour> for debug and
+# rt), built
 # out of tree in out/build-<flavour> from the assembled tree out/tree.
 #
 #   scripts/nta-kernel.sh FLAVOUR        configure, check the config, build bzImage
@@ -12,7 +13,7 @@
 
 flavour=${1:-${FLAVOUR:-perf}}
 mode=${2:-build}
-case $flavour in perf|debug) ;; *) die "FLAVOUR must be perf or debug, not '$flavour'" ;; esac
+case $flavour in perf|debug|rt) ;; *) die "FLAVOUR must be perf, debug or rt, not '$flavour'" ;; esac
 nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
 
 B=$NTA_OUT/build-$flavour
@@ -20,7 +21,7 @@ step_banner "kernel: $flavour$([ "$mode" = build ] || echo " $mode") (${B#$NTA_R
 mkdir -p "$B"
 fragdir=$NTA_ROOT/tools/testing/selftests/nta
 frags=("$fragdir/config")
-[ $flavour = debug ] && frags+=("$fragdir/config.debug")
+[ $flavour = perf ] || frags+=("$fragdir/config.$flavour")
 [ -n "${NTA_CONFIG_EXTRA:-}" ] && frags+=("$NTA_CONFIG_EXTRA")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "config fragment $f missing"; done
 

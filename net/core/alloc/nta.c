@@ -557,6 +557,9 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 	struct nta_block *blk = nta_block_of(ptr);
 
 	WRITE_ONCE(blk->cls[nta_unit_of(blk, ptr)], 0);
+	/* The bins were empty: start their decay (nta_decay_fn()). */
+	if (unlikely(!c->bin_units) && !timer_pending(&c->decay))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 	nta_bin_set_next(ptr, c->bin[units]);
 	c->bin[units] = ptr;
 	c->bin_nr[units]++;
@@ -592,7 +595,10 @@ static void nta_bin_trim(struct nta_cpu *c, unsigned int units,
 	}
 }
 
-/* Empty every bin: before the pool grows, on trim, hotplug and switch-off. */
+/*
+ * Empty every bin: before the pool grows, on trim, hotplug and switch-off,
+ * and when they sit idle (nta_decay_fn()).
+ */
 static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 {
 	unsigned int u;
@@ -731,6 +737,44 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 {
 	this_cpu_inc(nta_cpu.stats.bad_frees);
 	nta_record_report(ptr, NULL, size, why);
+}
+
+/*
+ * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
+ * them into the pool once a tick has passed without a fast-path
+ * allocation or free, so that memory parked for a length that went out of
+ * use is not held for ever (up to NTA_BINS_UNITS per CPU); a busy CPU's
+ * bins are left alone.  The timer runs only while the bins hold objects:
+ * the first object parked in empty bins starts it (nta_bin_push()), and
+ * it stops once they are empty, so a CPU without NTA work takes no tick
+ * for it.  A CPU that
+ * sleeps keeps its bins until it wakes, as the timer is deferrable.  After
+ * its CPU went offline the timer runs elsewhere and stops.
+ */
+static void nta_decay_fn(struct timer_list *t)
+{
+	struct nta_cpu *c = from_timer(c, t, decay);
+	LIST_HEAD(released);
+	unsigned long flags;
+	bool mine;
+	u64 seen;
+
+	if (c != this_cpu_ptr(&nta_cpu))
+		return;
+	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
+	if (READ_ONCE(c->bin_units) && seen == c->decay_seen) {
+		local_lock_irqsave(&nta_cpu.lock, flags);
+		mine = nta_slow_take_mark(c);
+		if (mine)
+			nta_bins_flush(c, &released);
+		nta_slow_drop_mark(c, mine);
+		local_unlock_irqrestore(&nta_cpu.lock, flags);
+		nta_flush_reports();
+		nta_release_blocks(&released);
+	}
+	c->decay_seen = seen;
+	if (READ_ONCE(c->bin_units))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
 
 /*
@@ -1448,6 +1492,9 @@ static int nta_cpu_online(unsigned int cpu)
 	/* Switched off: no reserve until nta_fill_reserves() (sysctl on). */
 	if (static_key_enabled(&nta_enabled_key))
 		nta_fill_reserve(cpu);
+
+	/* It may still run where it moved when the CPU went down. */
+	timer_delete_sync(&c->decay);
 	return 0;
 }
 
@@ -1651,6 +1698,8 @@ static int __init nta_init(void)
 		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
 		timer_setup(&c->stranded, nta_stranded_fn, 0);
+		timer_setup(&c->decay, nta_decay_fn,
+			    TIMER_DEFERRABLE | TIMER_PINNED);
 	}
 
 	/* Before the online callback runs: nta=off takes no reserve. */

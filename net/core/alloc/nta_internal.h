@@ -16,6 +16,9 @@
 
 #include "nta_core.h"
 
+/* Bins unused for this long are merged back into the pool. */
+#define NTA_BIN_DECAY		HZ
+
 /* Bounded drains nta_drain_all() lets a CPU run before it trims anyway. */
 #define NTA_TRIM_BATCHES	64
 
@@ -95,6 +98,9 @@ struct nta_report {
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
  *	unsigned int for xchg()
+ * @decay: idle-bin decay: every NTA_BIN_DECAY, bins that saw no fast-path
+ *	allocation or free since the last tick are merged into the pool
+ * @decay_seen: the fast-path counters at the last tick
  * @grow_failed: when growth last failed (jiffies), 0 if never: it rests
  *	for NTA_GROW_BACKOFF after
  * @stranded: armed when this CPU queued a first block for an owner: kicks
@@ -115,6 +121,8 @@ struct nta_cpu {
 	unsigned int trim;
 	unsigned long grow_failed;
 	struct timer_list stranded;
+	struct timer_list decay;
+	u64 decay_seen;
 	struct nta_report report;
 };
 

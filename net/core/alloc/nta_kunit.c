@@ -2641,6 +2641,42 @@ static void nta_bin_link_hardened(struct kunit *test)
 }
 
 /*
+ * Bins that sit idle decay: objects parked on a CPU that then makes no
+ * fast-path allocation or free are merged into the pool within two
+ * NTA_BIN_DECAY ticks.
+ */
+static void nta_bin_decay(struct kunit *test)
+{
+	unsigned int cpu, i, ms;
+	struct nta_cpu *c;
+	void *objs[4];
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = nta_alloc(300, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		nta_free(objs[i], 300);
+	KUNIT_ASSERT_GE(test, READ_ONCE(c->bin_units),
+			ARRAY_SIZE(objs) * nta_size_to_units(300));
+
+	/* This CPU now only sleeps: no allocation or free of its own. */
+	for (ms = 0; ms < 5000 && READ_ONCE(c->bin_units); ms += 50)
+		msleep(50);
+	kunit_info(test, "bins merged after %u ms (tick %u ms)\n", ms,
+		   jiffies_to_msecs(NTA_BIN_DECAY));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_LE(test, ms, 2 * jiffies_to_msecs(NTA_BIN_DECAY) + 1000);
+	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
+}
+
+/*
  * A freed object is parked in the bin for its length and handed out again
  * by the next allocation of that length; its length byte says "not live"
  * while it waits, and the gauges count it as free.
@@ -3427,6 +3463,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_bin_flush_before_grow),
+	KUNIT_CASE(nta_bin_decay),
 	KUNIT_CASE(nta_nested_fast_path),
 	{}
 };
