@@ -2849,6 +2849,13 @@ static void nta_nested_fast_path(struct kunit *test)
 	u8 nr;
 
 	nta_tneed_ready(test);
+	/*
+	 * On PREEMPT_RT this irq_work runs in a thread, which cannot run
+	 * while this CPU spins with preemption off; and no hard interrupt
+	 * allocates there (the local lock sleeps).
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: irq_work runs in a thread");
 	cpu = nta_tpin(test, -1);
 	c = nta_tcpu(cpu);
 	nta_drain_all();
