@@ -1071,6 +1071,20 @@ static int nta_tother_cpu(unsigned int cpu)
 	return other < nr_cpu_ids ? other : -1;
 }
 
+/*
+ * Pin the test to its CPU, the owner of what it allocates, and set *@other
+ * to another online CPU; skip the test when there is none.
+ */
+static unsigned int nta_tpin_two(struct kunit *test, int *other)
+{
+	unsigned int owner = nta_tpin(test, -1);
+
+	*other = nta_tother_cpu(owner);
+	if (*other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	return owner;
+}
+
 static void nta_tstats(struct nta_stats *st)
 {
 	nta_get_stats(st, -1);
@@ -1571,10 +1585,7 @@ static void nta_remote_free_drain(struct kunit *test)
 	void *p;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	free0 = nta_tfree_units(owner);
 
@@ -1624,10 +1635,7 @@ static void nta_remote_double_free(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	o = nta_talloc_objs(test, 1, 300);
 	nta_tstats(&s0);
@@ -1666,10 +1674,7 @@ static void nta_remote_wrong_size(struct kunit *test)
 	void *p;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	nta_tstats(&s0);
 	o = nta_talloc_objs(test, 1, 300);
@@ -1740,10 +1745,7 @@ static void nta_double_free_race(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	a = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*a), GFP_KERNEL);
 	x = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*x), GFP_KERNEL);
 	b = kunit_kcalloc(test, NTA_TDF_ROUNDS, sizeof(*b), GFP_KERNEL);
@@ -1855,10 +1857,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 	int other, done;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	/* Two adjacent one-unit objects. */
 	for (i = 0; i < ARRAY_SIZE(extra); i++) {
@@ -1958,10 +1957,7 @@ static void nta_remote_free_race(struct kunit *test)
 	int other, cur;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	o = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*o), GFP_KERNEL);
 	n = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*n), GFP_KERNEL);
 	g = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*g), GFP_KERNEL);
@@ -2044,10 +2040,7 @@ static void nta_remote_kick_idle(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	o = nta_talloc_objs(test, 1, 500);
 	nta_tstats(&s0);
@@ -2085,10 +2078,7 @@ static void nta_remote_stranded(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	saved = READ_ONCE(nta_stranded_delay);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
@@ -2124,10 +2114,7 @@ static void nta_remote_kick_threshold(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	KUNIT_ASSERT_EQ(test, nta_tremote_blocks(owner), 0);
 	/* One object per block. */
@@ -2170,10 +2157,7 @@ static void nta_remote_init_on_free(struct kunit *test)
 	nta_tneed_ready(test);
 	if (!want_init_on_free())
 		kunit_skip(test, "init_on_free is off");
-	owner = nta_tpin(test, -1);
-	other = nta_tother_cpu(owner);
-	if (other < 0)
-		kunit_skip(test, "needs two online CPUs");
+	owner = nta_tpin_two(test, &other);
 	nta_drain_all();
 	o = nta_talloc_objs(test, 1, size);
 	memset(o->obj[0], 0x5a, size);
