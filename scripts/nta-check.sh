@@ -249,18 +249,18 @@ boot_plan "bootparams-$FLAVOUR" "boot_params" "nta=off nta_reserve=1T nta_max=16
 # provoked splats are bracketed with NTA-SPLAT-EXPECTED markers.
 boot_plan "kasan-$FLAVOUR" "usercopy" "kasan_multi_shot kunit.filter_glob=nta_kasan"
 
-# 8e. netconsole and kmemleak, in a boot of their own: NTA's bad-free
-# reports through netconsole under load with lockdep on, arriving on this
+# 8e. netconsole and kmemleak, in a boot of their own: NTA's poison and
+# bad-free reports through netconsole under load with lockdep on, arriving on this
 # host; and kmemleak (kmemleak=on; the kernel has it off by default).
 boot_plan "leak-$FLAVOUR" "netconsole,kmemleak" "kmemleak=on" -u
 nc=$CHK/leak-$FLAVOUR.netconsole.txt
 if ! grep -q '^CONFIG_NETCONSOLE_DYNAMIC=y' "$B/.config"; then
 	result ok "[host] netconsole # SKIP CONFIG_NETCONSOLE_DYNAMIC not set"
 elif grep -q 'NTA-NETCONSOLE-HELLO' "$nc" 2>/dev/null &&
-	grep -q 'nta: refusing free' "$nc"; then
-	result ok "[host] netconsole: $(grep -c 'nta: refusing free' "$nc") NTA bad-free reports arrived on the host"
+	grep -q 'nta: refusing free' "$nc" && grep -q 'nta: write after free' "$nc"; then
+	result ok "[host] netconsole: $(grep -c 'nta: write after free' "$nc") poison and $(grep -c 'nta: refusing free' "$nc") bad-free reports from NTA arrived on the host"
 else
-	result "not ok" "[host] netconsole: no NTA bad-free report arrived on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
+	result "not ok" "[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
 fi
 
 # 9. KUnit: the KTAP printed at boot, before /init (the dmesg dump repeats

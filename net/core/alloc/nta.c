@@ -244,15 +244,17 @@ bool nta_owns(const void *ptr)
  * The object is the nearest object start at or before @ptr in the block's
  * @start bitmap, if its length byte says it is live and long enough.  A
  * racing allocation or free on the owner changes other objects' bits and
- * bytes only, so another CPU may ask.
+ * bytes only, so another CPU may ask.  The copy must also end before the
+ * object's last NTA_USERCOPY_TAIL bytes, its skb_shared_info.
  *
- * Return: NULL when the copy stays inside a live object, else what it hit.
+ * Return: NULL when the copy stays inside a live object's usercopy
+ * region, else what it hit.
  */
 VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 					      unsigned long *offset)
 {
 	const struct nta_block *blk = nta_block_of(ptr);
-	unsigned long off = ptr - (const void *)blk;
+	unsigned long off = ptr - (const void *)blk, size;
 	unsigned int unit = off >> NTA_UNIT_SHIFT, u, len;
 
 	*offset = off;
@@ -264,8 +266,11 @@ VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 	if (!len || u + len <= unit)
 		return "free memory";
 	*offset = off - ((unsigned long)u << NTA_UNIT_SHIFT);
-	if (n > ((unsigned long)len << NTA_UNIT_SHIFT) - *offset)
+	size = (unsigned long)len << NTA_UNIT_SHIFT;
+	if (n > size - *offset)
 		return "past the object";
+	if (*offset + n > size - min_t(unsigned long, size, NTA_USERCOPY_TAIL))
+		return "skb_shared_info";
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(nta_usercopy_bad);
@@ -281,9 +286,11 @@ EXPORT_SYMBOL_IF_KUNIT(nta_usercopy_bad);
  *
  * Called by check_heap_object() as it calls __check_heap_object() for a
  * slab: a copy must stay inside the live object it starts in, so that an
- * over-long copy from a head does not leak or overwrite its neighbours.
- * The bound is the object NTA set aside (whole cache lines), as kmalloc
- * heads are bounded by their object.
+ * over-long copy from a head does not leak or overwrite its neighbours,
+ * nor its own skb_shared_info (page pointers, destructor argument).  The
+ * bound is the object NTA set aside (whole cache lines) less that tail:
+ * skb_small_head_cache bounds small heads the same way, kmalloc's larger
+ * heads only by their object.
  */
 void nta_check_heap_object(const void *ptr, unsigned long n, bool to_user)
 {
@@ -1315,6 +1322,192 @@ static bool nta_drain_this_cpu(bool trim)
 	nta_release_blocks(&released);
 	return mine;
 }
+
+#if IS_ENABLED(CONFIG_NTA_DEBUG) || IS_ENABLED(CONFIG_KUNIT)
+/**
+ * nta_pool_check - check every invariant the core relies on
+ * @pool: the pool; the caller holds its owner's lock and mark
+ * @msg: where the first violation is described
+ * @len: the size of @msg
+ *
+ * For the KUnit suite and CONFIG_NTA_DEBUG's nta/check, at a moment when
+ * no remote free is in flight.  It runs under a local lock, so it prints
+ * nothing; it walks every list for every block, a debugging aid for small
+ * pools.
+ *
+ * Return: how many violations it found.
+ */
+unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
+			    size_t len)
+{
+	DECLARE_BITMAP(seen, NTA_BLOCK_UNITS);
+	unsigned long total = 0, blocks = 0;
+	const struct nta_block *blk;
+	const struct list_head *pos;
+	unsigned int errs = 0, i;
+
+#define NTA_BAD(fmt, ...)						\
+	do {								\
+		if (!errs++)						\
+			snprintf(msg, len, fmt, ##__VA_ARGS__);		\
+	} while (0)
+
+	if (!list_empty(&pool->free[0]) || test_bit(0, pool->nonempty))
+		NTA_BAD("list 0 in use");
+	for (i = 1; i < NTA_NR_LISTS; i++)
+		if (list_empty(&pool->free[i]) == test_bit(i, pool->nonempty))
+			NTA_BAD("list %u: non-empty bit is wrong", i);
+
+	list_for_each_entry(blk, &pool->blocks, link) {
+		unsigned long blk_free = 0;
+
+		blocks++;
+		bitmap_zero(seen, NTA_BLOCK_UNITS);
+		if (blk->pool != pool)
+			NTA_BAD("block %p: wrong pool", blk);
+		for (i = 0; i < NTA_HDR_UNITS; i++)
+			if (!test_bit(i, blk->used) || test_bit(i, blk->start))
+				NTA_BAD("block %p: header unit %u not reserved",
+					blk, i);
+		if (!bitmap_subset(blk->start, blk->used, NTA_BLOCK_UNITS))
+			NTA_BAD("block %p: object start in free space", blk);
+		if (!bitmap_subset(blk->pending, blk->start, NTA_BLOCK_UNITS))
+			NTA_BAD("block %p: pending bit on no object", blk);
+		/* A remote free sets its bit just before it queues the block. */
+		if (!bitmap_empty(blk->pending, NTA_BLOCK_UNITS) &&
+		    !READ_ONCE(blk->queued))
+			NTA_BAD("block %p: remote frees pending, not queued", blk);
+		/* A length byte sits on an object's start and says its length. */
+		for (i = 0; i < NTA_BLOCK_UNITS; i++)
+			if (blk->cls[i] && (!test_bit(i, blk->start) ||
+					    nta_object_units(blk, i) != blk->cls[i]))
+				NTA_BAD("block %p: length byte %u at unit %u",
+					blk, blk->cls[i], i);
+
+		for (i = 1; i < NTA_NR_LISTS; i++) {
+			list_for_each(pos, &pool->free[i]) {
+				unsigned int unit;
+
+				if (nta_block_of(pos) != blk)
+					continue;
+				unit = ((unsigned long)pos & (NTA_BLOCK_SIZE - 1)) /
+				       NTA_UNIT;
+				if ((unsigned long)pos & (NTA_UNIT - 1) ||
+				    unit < NTA_HDR_UNITS ||
+				    unit + i > NTA_BLOCK_UNITS) {
+					NTA_BAD("chunk %p/%u out of place", pos, i);
+					continue;
+				}
+				if (find_next_bit(blk->used, unit + i, unit) <
+				    unit + i)
+					NTA_BAD("chunk %p/%u overlaps an object",
+						pos, i);
+				if (find_next_bit(seen, unit + i, unit) < unit + i)
+					NTA_BAD("chunk %p/%u overlaps a chunk",
+						pos, i);
+				bitmap_set(seen, unit, i);
+				if (!test_bit(unit - 1, blk->used))
+					NTA_BAD("chunk %p/%u: free left neighbour",
+						pos, i);
+				if (unit + i < NTA_BLOCK_UNITS &&
+				    !test_bit(unit + i, blk->used))
+					NTA_BAD("chunk %p/%u: free right neighbour",
+						pos, i);
+				blk_free += i;
+			}
+		}
+		/* Every free unit lies in exactly one listed chunk. */
+		bitmap_or(seen, seen, blk->used, NTA_BLOCK_UNITS);
+		if (!bitmap_full(seen, NTA_BLOCK_UNITS))
+			NTA_BAD("block %p: free unit %lu on no list", blk,
+				find_first_zero_bit(seen, NTA_BLOCK_UNITS));
+		if (blk_free != blk->free_units)
+			NTA_BAD("block %p: free_units %u, lists say %lu", blk,
+				blk->free_units, blk_free);
+		total += blk_free;
+	}
+	if (blocks != pool->nr_blocks)
+		NTA_BAD("nr_blocks %u, list has %lu", pool->nr_blocks, blocks);
+	if (total != pool->free_units)
+		NTA_BAD("free_units %lu, lists say %lu", pool->free_units, total);
+	if (list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]) !=
+	    pool->whole)
+		NTA_BAD("whole %u, list has %zu", pool->whole,
+			list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]));
+#undef NTA_BAD
+	return errs;
+}
+EXPORT_SYMBOL_IF_KUNIT(nta_pool_check);
+#endif
+
+#ifdef CONFIG_NTA_DEBUG
+/**
+ * nta_check_this_cpu - nta_pool_check() on this CPU's pool, for nta/check
+ * @msg: where the first violation is described
+ * @len: the size of @msg
+ *
+ * The caller is pinned to the CPU and in task context, so it cannot be
+ * nested in this CPU's fast path.
+ *
+ * Return: how many violations there are.
+ */
+unsigned int nta_check_this_cpu(char *msg, size_t len)
+{
+	unsigned int errs = 1;
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool mine;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	if (mine)
+		errs = nta_pool_check(&c->pool, msg, len);
+	else
+		strscpy(msg, "called inside the fast path", len);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	return errs;
+}
+
+/**
+ * nta_poison_test - provoke a poison report on this CPU's pool
+ *
+ * For nta/poison_test: take a free chunk of two units from this CPU's
+ * pool and free it again, which poisons it; write a byte into it as a use
+ * after free would; and run the check that handing the chunk out runs.
+ * All under the local lock, so the report is recorded there and printed
+ * after it, as a real one is.  The byte is put back before the lock is
+ * dropped: nothing stays corrupted.  The caller is pinned to the CPU.
+ *
+ * Return: 0, or -ENOMEM when the pool has no free chunk of two units.
+ */
+int nta_poison_test(void)
+{
+	LIST_HEAD(released);
+	unsigned long flags;
+	struct nta_cpu *c;
+	u8 *p = NULL;
+	bool mine;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	if (mine)
+		p = nta_pool_alloc(&c->pool, 2 * NTA_UNIT);
+	if (p) {
+		nta_pool_free(&c->pool, p, 2 * NTA_UNIT, &released);
+		p[NTA_UNIT] = ~POISON_FREE;
+		nta_check_poison(&c->pool, p, 2);
+		p[NTA_UNIT] = POISON_FREE;
+	}
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+	return p ? 0 : -ENOMEM;
+}
+#endif
 
 static void nta_kick_fn(struct irq_work *work)
 {

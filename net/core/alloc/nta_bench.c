@@ -342,7 +342,7 @@ enum nb_pattern { NB_LIFO, NB_FIFO, NB_XCPU, NB_SKB };
 
 struct nb_row {
 	const char *test;
-	char arg[16];
+	char arg[20];
 	enum nb_pattern pattern;
 	const unsigned int *sizes;
 	unsigned int depth, share, skb_len;

@@ -11,6 +11,7 @@
 #include <linux/nta.h>
 #include <linux/percpu.h>
 #include <linux/shrinker.h>
+#include <linux/skbuff.h>
 #include <linux/swab.h>
 #include <linux/timer.h>
 
@@ -185,6 +186,15 @@ struct nta_tgrow {
 
 extern struct nta_tgrow nta_tgrow;
 
+/*
+ * Every NTA object is an skb head, and skb_head_alloc() gives the whole
+ * object to __build_skb_around(), so each ends with its skb_shared_info.
+ * Hardened usercopy lets no copy reach it: the usercopy region of an NTA
+ * object is what comes before, as skb_small_head_cache's is for small
+ * heads (SKB_SMALL_HEAD_HEADROOM).
+ */
+#define NTA_USERCOPY_TAIL	SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
+
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned long nta_shrink_count(struct shrinker *shrink,
 			       struct shrink_control *sc);
@@ -193,6 +203,13 @@ unsigned long nta_shrink_scan(struct shrinker *shrink,
 const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 			     unsigned long *offset);
 #endif
+
+#if IS_ENABLED(CONFIG_NTA_DEBUG) || IS_ENABLED(CONFIG_KUNIT)
+unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
+			    size_t len);
+#endif
+unsigned int nta_check_this_cpu(char *msg, size_t len);
+int nta_poison_test(void);
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;

@@ -226,116 +226,11 @@ static const char *nta_tsnap_diff(const struct nta_tsnap *a,
 		KUNIT_EXPECT_TRUE_MSG(test, !__d, "pool changed: %s", __d); \
 	} while (0)
 
-/*
- * Check every invariant the core relies on.  Like nta_tsnap_take() it
- * may run under a local lock, so it reports the first violation into @msg
- * and returns how many it found.
- */
-static unsigned int nta_tcheck(const struct nta_pool *pool, char *msg,
-			       size_t len)
-{
-	DECLARE_BITMAP(seen, NTA_BLOCK_UNITS);
-	unsigned long total = 0, blocks = 0;
-	const struct nta_block *blk;
-	const struct list_head *pos;
-	unsigned int errs = 0, i;
-
-#define NTA_BAD(fmt, ...)						\
-	do {								\
-		if (!errs++)						\
-			snprintf(msg, len, fmt, ##__VA_ARGS__);		\
-	} while (0)
-
-	if (!list_empty(&pool->free[0]) || test_bit(0, pool->nonempty))
-		NTA_BAD("list 0 in use");
-	for (i = 1; i < NTA_NR_LISTS; i++)
-		if (list_empty(&pool->free[i]) == test_bit(i, pool->nonempty))
-			NTA_BAD("list %u: non-empty bit is wrong", i);
-
-	list_for_each_entry(blk, &pool->blocks, link) {
-		unsigned long blk_free = 0;
-
-		blocks++;
-		bitmap_zero(seen, NTA_BLOCK_UNITS);
-		if (blk->pool != pool)
-			NTA_BAD("block %p: wrong pool", blk);
-		for (i = 0; i < NTA_HDR_UNITS; i++)
-			if (!test_bit(i, blk->used) || test_bit(i, blk->start))
-				NTA_BAD("block %p: header unit %u not reserved",
-					blk, i);
-		if (!bitmap_subset(blk->start, blk->used, NTA_BLOCK_UNITS))
-			NTA_BAD("block %p: object start in free space", blk);
-		if (!bitmap_subset(blk->pending, blk->start, NTA_BLOCK_UNITS))
-			NTA_BAD("block %p: pending bit on no object", blk);
-		if (!bitmap_empty(blk->pending, NTA_BLOCK_UNITS) &&
-		    !READ_ONCE(blk->queued))
-			NTA_BAD("block %p: remote frees pending, not queued", blk);
-		/* A length byte sits on an object's start and says its length. */
-		for (i = 0; i < NTA_BLOCK_UNITS; i++)
-			if (blk->cls[i] && (!test_bit(i, blk->start) ||
-					    nta_object_units(blk, i) != blk->cls[i]))
-				NTA_BAD("block %p: length byte %u at unit %u",
-					blk, blk->cls[i], i);
-
-		for (i = 1; i < NTA_NR_LISTS; i++) {
-			list_for_each(pos, &pool->free[i]) {
-				unsigned int unit;
-
-				if (nta_block_of(pos) != blk)
-					continue;
-				unit = ((unsigned long)pos & (NTA_BLOCK_SIZE - 1)) /
-				       NTA_UNIT;
-				if ((unsigned long)pos & (NTA_UNIT - 1) ||
-				    unit < NTA_HDR_UNITS ||
-				    unit + i > NTA_BLOCK_UNITS) {
-					NTA_BAD("chunk %p/%u out of place", pos, i);
-					continue;
-				}
-				if (find_next_bit(blk->used, unit + i, unit) <
-				    unit + i)
-					NTA_BAD("chunk %p/%u overlaps an object",
-						pos, i);
-				if (find_next_bit(seen, unit + i, unit) < unit + i)
-					NTA_BAD("chunk %p/%u overlaps a chunk",
-						pos, i);
-				bitmap_set(seen, unit, i);
-				if (!test_bit(unit - 1, blk->used))
-					NTA_BAD("chunk %p/%u: free left neighbour",
-						pos, i);
-				if (unit + i < NTA_BLOCK_UNITS &&
-				    !test_bit(unit + i, blk->used))
-					NTA_BAD("chunk %p/%u: free right neighbour",
-						pos, i);
-				blk_free += i;
-			}
-		}
-		/* Every free unit lies in exactly one listed chunk. */
-		bitmap_or(seen, seen, blk->used, NTA_BLOCK_UNITS);
-		if (!bitmap_full(seen, NTA_BLOCK_UNITS))
-			NTA_BAD("block %p: free unit %lu on no list", blk,
-				find_first_zero_bit(seen, NTA_BLOCK_UNITS));
-		if (blk_free != blk->free_units)
-			NTA_BAD("block %p: free_units %u, lists say %lu", blk,
-				blk->free_units, blk_free);
-		total += blk_free;
-	}
-	if (blocks != pool->nr_blocks)
-		NTA_BAD("nr_blocks %u, list has %lu", pool->nr_blocks, blocks);
-	if (total != pool->free_units)
-		NTA_BAD("free_units %lu, lists say %lu", pool->free_units, total);
-	if (list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]) !=
-	    pool->whole)
-		NTA_BAD("whole %u, list has %zu", pool->whole,
-			list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]));
-#undef NTA_BAD
-	return errs;
-}
-
 #define NTA_EXPECT_POOL_OK(test, pool)					\
 	do {								\
 		char __msg[96] = "";					\
 									\
-		KUNIT_EXPECT_EQ_MSG(test, nta_tcheck(pool, __msg,	\
+		KUNIT_EXPECT_EQ_MSG(test, nta_pool_check(pool, __msg,	\
 				    sizeof(__msg)), 0, "%s", __msg);	\
 	} while (0)
 
@@ -732,7 +627,7 @@ static void nta_core_fill_free_random(struct kunit *test)
 				NTA_FREE_OK);
 		nta_tfree(pool, objs[i], sizes[i]);
 		if (!bad)
-			bad = nta_tcheck(pool, msg, sizeof(msg));
+			bad = nta_pool_check(pool, msg, sizeof(msg));
 	}
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "%s", msg);
 	KUNIT_EXPECT_EQ(test, pool->free_units, NTA_DATA_UNITS);
@@ -1121,7 +1016,7 @@ static void nta_tsnap_this_cpu(struct kunit *test, struct nta_tsnap *s)
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	nta_tsnap_take(&this_cpu_ptr(&nta_cpu)->pool, s);
-	errs = nta_tcheck(&this_cpu_ptr(&nta_cpu)->pool, msg, sizeof(msg));
+	errs = nta_pool_check(&this_cpu_ptr(&nta_cpu)->pool, msg, sizeof(msg));
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	KUNIT_EXPECT_EQ_MSG(test, errs, 0, "%s", msg);
 	KUNIT_EXPECT_FALSE(test, s->overflow);
@@ -1846,7 +1741,7 @@ static int nta_tgate_thread(void *data)
  */
 static void nta_remote_free_neighbour_busy(struct kunit *test)
 {
-	unsigned int owner, i, unit = 0;
+	unsigned int i, unit = 0;
 	struct nta_stats s0, s1, s2;
 	void *o = NULL, *n = NULL;
 	unsigned long flags, spins;
@@ -1857,7 +1752,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 	int other, done;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin_two(test, &other);
+	nta_tpin_two(test, &other);
 	nta_drain_all();
 	/* Two adjacent one-unit objects. */
 	for (i = 0; i < ARRAY_SIZE(extra); i++) {
@@ -1948,7 +1843,7 @@ static int nta_trace_thread(void *data)
  */
 static void nta_remote_free_race(struct kunit *test)
 {
-	unsigned int owner, i, k = 0, nj = 0;
+	unsigned int i, k = 0, nj = 0;
 	void **o, **n, **g, **junk, *p;
 	struct nta_stats s0, s1, s2;
 	unsigned long toggles = 0;
@@ -1957,7 +1852,7 @@ static void nta_remote_free_race(struct kunit *test)
 	int other, cur;
 
 	nta_tneed_ready(test);
-	owner = nta_tpin_two(test, &other);
+	nta_tpin_two(test, &other);
 	o = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*o), GFP_KERNEL);
 	n = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*n), GFP_KERNEL);
 	g = kunit_kcalloc(test, NTA_TRACE_MAX, sizeof(*g), GFP_KERNEL);
@@ -2472,33 +2367,41 @@ static const char *nta_tucopy(const void *p, unsigned long n,
 
 /*
  * Hardened usercopy's bound is the live object a copy starts in, as NTA
- * set it aside: not the block, not a neighbour, not free memory.
+ * set it aside, less the skb_shared_info at its end: not the block, not
+ * a neighbour, not free memory.
  */
 static void nta_usercopy_bound(struct kunit *test)
 {
+	const unsigned int tail = NTA_USERCOPY_TAIL;
+	const unsigned int room = 1024 - tail;
 	unsigned long off;
 	u8 *a, *b;
 
 	nta_tneed_ready(test);
 	nta_tpin(test, -1);
-	a = nta_alloc(256, GFP_KERNEL);
+	a = nta_alloc(1024, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	b = nta_alloc(100, GFP_KERNEL);
+	/* 100 bytes before the tail, rounded up: 128 bytes of room. */
+	b = nta_alloc(100 + tail, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 
-	KUNIT_EXPECT_STREQ(test, nta_tucopy(a, 256, &off), "ok");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a, room, &off), "ok");
 	KUNIT_EXPECT_EQ(test, off, 0);
-	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, 246, &off), "ok");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, room - 10, &off), "ok");
 	KUNIT_EXPECT_EQ(test, off, 10);
-	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, 247, &off),
-			   "past the object");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 10, room - 9, &off),
+			   "skb_shared_info");
 	KUNIT_EXPECT_EQ(test, off, 10);
-	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 255, 2, &off),
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + room, 1, &off),
+			   "skb_shared_info");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 1023, 1, &off),
+			   "skb_shared_info");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 1023, 2, &off),
 			   "past the object");
-	/* 100 bytes asked for, two units set aside. */
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(a, 1025, &off), "past the object");
 	KUNIT_EXPECT_STREQ(test, nta_tucopy(b, 2 * NTA_UNIT, &off), "ok");
-	KUNIT_EXPECT_STREQ(test, nta_tucopy(b + 64, 2 * NTA_UNIT - 63, &off),
-			   "past the object");
+	KUNIT_EXPECT_STREQ(test, nta_tucopy(b + 64, NTA_UNIT + 1, &off),
+			   "skb_shared_info");
 	KUNIT_EXPECT_STREQ(test, nta_tucopy(nta_block_of(a), 8, &off),
 			   "block header");
 	KUNIT_EXPECT_STREQ(test,
@@ -2507,10 +2410,10 @@ static void nta_usercopy_bound(struct kunit *test)
 			   "block header");
 
 	/* Freed on its owner: in a bin or merged, it is free memory. */
-	nta_free(b, 100);
+	nta_free(b, 100 + tail);
 	KUNIT_EXPECT_STREQ(test, nta_tucopy(b, 1, &off), "free memory");
 	KUNIT_EXPECT_STREQ(test, nta_tucopy(b + 70, 1, &off), "free memory");
-	nta_free(a, 256);
+	nta_free(a, 1024);
 	KUNIT_EXPECT_STREQ(test, nta_tucopy(a + 128, 1, &off), "free memory");
 }
 

@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/init.h>
 #include <linux/kasan.h>
+#include <linux/mm.h>
 #include <linux/nta.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
@@ -53,6 +54,7 @@ struct nta_kcase {
 	unsigned int size;
 	int other;		/* a second CPU, or -1 */
 	u8 *obj;
+	bool freed;
 	bool ran;
 	s64 bad_frees;
 };
@@ -170,6 +172,25 @@ static void nta_kremote_use_after_free(struct nta_kcase *kc)
 	READ_ONCE(kc->obj[0]);
 }
 
+/*
+ * The KASAN call the series adds, on a page of the page allocator's: the
+ * poisoned range reports, its neighbours and the range once unpoisoned
+ * do not.
+ */
+static void nta_kpoison_range(struct nta_kcase *kc)
+{
+	u8 *p = kc->obj;
+
+	kc->ran = true;
+	kasan_poison_range(p + 128, 64, kc->freed);
+	READ_ONCE(p[127]);
+	READ_ONCE(p[192]);
+	READ_ONCE(p[160]);
+	kasan_unpoison_range(p + 128, 64);
+	READ_ONCE(p[128]);
+	READ_ONCE(p[191]);
+}
+
 static const unsigned int nta_kclean_sizes[] = { 1, 64, 100, 1500, 4096 };
 
 /* Every byte asked for, a reused binned object, and skb heads: no report. */
@@ -262,6 +283,31 @@ static void nta_kasan_remote_use_after_free(struct kunit *test)
 		    "use-after-free in nta_kremote_use_after_free");
 }
 
+static void nta_kasan_poison_range_case(struct kunit *test, bool freed,
+					const char *kind)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct nta_kcase kc = { .freed = freed };
+
+	nta_kneed(test);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	kc.obj = page_address(page);
+	nta_kexpect(test, &kc, nta_kpoison_range, kind);
+	__free_page(page);
+}
+
+static void nta_kasan_poison_range_redzone(struct kunit *test)
+{
+	nta_kasan_poison_range_case(test, false,
+				    "slab-out-of-bounds in nta_kpoison_range");
+}
+
+static void nta_kasan_poison_range_freed(struct kunit *test)
+{
+	nta_kasan_poison_range_case(test, true,
+				    "use-after-free in nta_kpoison_range");
+}
+
 static void nta_kasan_no_false_reports(struct kunit *test)
 {
 	struct nta_kcase kc = {};
@@ -286,6 +332,8 @@ static void nta_ksuite_exit(struct kunit_suite *suite)
 }
 
 static struct kunit_case nta_kasan_cases[] = {
+	KUNIT_CASE(nta_kasan_poison_range_redzone),
+	KUNIT_CASE(nta_kasan_poison_range_freed),
 	KUNIT_CASE(nta_kasan_read_past_end),
 	KUNIT_CASE(nta_kasan_use_after_free),
 	KUNIT_CASE(nta_kasan_double_free),

@@ -9,10 +9,13 @@
  * debugfs nta/summary has one "name value" line per counter, summed over
  * CPUs; nta/percpu has the same as a table with a row per CPU; writing
  * anything to nta/drain makes every CPU free what others queued for it.
- * With CONFIG_NTA_DEBUG, nta/usercopy_test proves the usercopy bound and
- * nta/bad_free_test provokes refused frees.
+ * With CONFIG_NTA_DEBUG, nta/usercopy_test proves the usercopy bound,
+ * nta/bad_free_test provokes refused frees, nta/poison_test a poison
+ * report, nta/kmemleak_test plants objects for a kmemleak scan, and
+ * nta/check checks every CPU's pool.
  */
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
@@ -21,9 +24,12 @@
 #include <linux/nta.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
 #include "nta_internal.h"
@@ -142,11 +148,12 @@ static const struct file_operations nta_drain_fops = {
 
 /*
  * CONFIG_NTA_DEBUG: nta/usercopy_test proves hardened usercopy's bound.
- * A read copies from a new 256-byte NTA object: as many bytes as were
- * written to the file as a number before (once), else at most 256.  Armed
- * with more than 256, the copy must be stopped by hardened usercopy
- * ("Kernel memory exposure attempt detected from NTA object"), which
- * BUG()s, killing the reader and leaking the object: a test machine's
+ * A read allocates an skb with a 256-byte linear area, its head from NTA,
+ * and copies from the head: as many bytes as were written to the file as
+ * a number before (once), else up to the head's skb_shared_info.  Armed
+ * with more, the copy must be stopped by hardened usercopy ("Kernel
+ * memory exposure attempt detected from NTA object 'skb_shared_info'"),
+ * which BUG()s, killing the reader and leaking the skb: a test machine's
  * file, like LKDTM's usercopy tests.
  */
 #define NTA_USERCOPY_TEST_SIZE	256
@@ -163,7 +170,7 @@ static ssize_t nta_usercopy_test_write(struct file *file,
 	ret = kstrtouint_from_user(buf, count, 0, &len);
 	if (ret)
 		return ret;
-	if (len > 4 * NTA_USERCOPY_TEST_SIZE)
+	if (len > PAGE_SIZE)
 		return -EINVAL;
 	WRITE_ONCE(nta_usercopy_test_len, len);
 	return count;
@@ -172,20 +179,25 @@ static ssize_t nta_usercopy_test_write(struct file *file,
 static ssize_t nta_usercopy_test_read(struct file *file, char __user *buf,
 				      size_t count, loff_t *ppos)
 {
-	size_t n = xchg(&nta_usercopy_test_len, 0) ?: NTA_USERCOPY_TEST_SIZE;
-	void *obj;
+	size_t n = xchg(&nta_usercopy_test_len, 0);
+	struct sk_buff *skb;
 	ssize_t ret;
 
 	if (*ppos)
 		return 0;
-	n = min(n, count);
-	obj = nta_alloc(NTA_USERCOPY_TEST_SIZE, GFP_KERNEL);
-	if (!obj)
+	skb = alloc_skb(NTA_USERCOPY_TEST_SIZE, GFP_KERNEL);
+	if (!skb)
 		return -ENOMEM;
-	memset(obj, 'n', NTA_USERCOPY_TEST_SIZE);
-	/* Past the object, the neighbours' bytes would reach user space. */
-	ret = copy_to_user(buf, obj, n) ? -EFAULT : n;
-	nta_free(obj, NTA_USERCOPY_TEST_SIZE);
+	/* net.core.nta=0, or NTA could not serve it: nothing to prove. */
+	if (!skb->__tsize) {
+		consume_skb(skb);
+		return -ENODEV;
+	}
+	memset(skb->head, 'n', skb_end_offset(skb));
+	n = min(n ?: skb_end_offset(skb), count);
+	/* Past the end, the head's skb_shared_info would reach user space. */
+	ret = copy_to_user(buf, skb->head, n) ? -EFAULT : n;
+	consume_skb(skb);
 	if (ret > 0)
 		*ppos += ret;
 	return ret;
@@ -233,6 +245,127 @@ static const struct file_operations nta_bad_free_test_fops = {
 	.llseek	= noop_llseek,
 };
 
+/*
+ * CONFIG_NTA_DEBUG: each write to nta/poison_test provokes one poison
+ * report on its CPU's pool (nta_poison_test()), printed as a plain line
+ * after the lock is released, as the bad-free test's reports are.
+ */
+static ssize_t nta_poison_test_write(struct file *file,
+				     const char __user *buf, size_t count,
+				     loff_t *ppos)
+{
+	bool warn = READ_ONCE(nta_warn_bad_free);
+	int ret;
+
+	migrate_disable();
+	WRITE_ONCE(nta_warn_bad_free, false);
+	ret = nta_poison_test();
+	WRITE_ONCE(nta_warn_bad_free, warn);
+	migrate_enable();
+	return ret ?: count;
+}
+
+static const struct file_operations nta_poison_test_fops = {
+	.write	= nta_poison_test_write,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * CONFIG_NTA_DEBUG with kmemleak: writing 1 to nta/kmemleak_test plants
+ * two kmalloc() objects, one referenced only from an NTA object, which a
+ * scan must not report because NTA's blocks are scanned, and one
+ * referenced from nowhere, which a scan must report: the control that
+ * shows the scan would have seen the first.  Their first bytes say which
+ * is which in kmemleak's hex dump.  Writing 0 frees the first; the second
+ * stays leaked, as with kmemleak's own test module.
+ */
+#define NTA_KMEMLEAK_SIZE	64
+
+static DEFINE_MUTEX(nta_kmemleak_mutex);
+static void **nta_kmemleak_head;
+
+static int nta_kmemleak_plant(void)
+{
+	char *kept, *leaked;
+	void **head;
+
+	head = nta_alloc(NTA_KMEMLEAK_SIZE, GFP_KERNEL);
+	kept = kzalloc(NTA_KMEMLEAK_SIZE, GFP_KERNEL);
+	leaked = kzalloc(NTA_KMEMLEAK_SIZE, GFP_KERNEL);
+	if (!head || !kept || !leaked) {
+		kfree(leaked);
+		kfree(kept);
+		if (head)
+			nta_free(head, NTA_KMEMLEAK_SIZE);
+		return -ENOMEM;
+	}
+	strscpy(kept, "NTA-KMEMLEAK-KEPT", NTA_KMEMLEAK_SIZE);
+	strscpy(leaked, "NTA-KMEMLEAK-LEAKED", NTA_KMEMLEAK_SIZE);
+	*head = kept;
+	nta_kmemleak_head = head;
+	return 0;
+}
+
+static ssize_t nta_kmemleak_test_write(struct file *file,
+				       const char __user *buf, size_t count,
+				       loff_t *ppos)
+{
+	bool plant;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, count, &plant);
+	if (ret)
+		return ret;
+	mutex_lock(&nta_kmemleak_mutex);
+	if (plant && !nta_kmemleak_head) {
+		ret = nta_kmemleak_plant();
+	} else if (!plant && nta_kmemleak_head) {
+		kfree(*nta_kmemleak_head);
+		nta_free(nta_kmemleak_head, NTA_KMEMLEAK_SIZE);
+		nta_kmemleak_head = NULL;
+	}
+	mutex_unlock(&nta_kmemleak_mutex);
+	return ret ?: count;
+}
+
+static const struct file_operations nta_kmemleak_test_fops = {
+	.write	= nta_kmemleak_test_write,
+	.llseek	= noop_llseek,
+};
+
+#define NTA_CHECK_MSG	96
+
+static long nta_check_fn(void *msg)
+{
+	return nta_check_this_cpu(msg, NTA_CHECK_MSG);
+}
+
+/*
+ * CONFIG_NTA_DEBUG: nta/check runs the pool check of the KUnit suite on
+ * every online CPU's pool, on that CPU: "cpuN ok", or how many invariants
+ * are broken and the first.  For a quiet moment, after a test.
+ */
+static int nta_check_show(struct seq_file *m, void *v)
+{
+	char msg[NTA_CHECK_MSG];
+	unsigned int cpu;
+	long errs;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		msg[0] = '\0';
+		errs = work_on_cpu(cpu, nta_check_fn, msg);
+		if (errs)
+			seq_printf(m, "cpu%u %ld broken, first: %s\n", cpu, errs,
+				   msg);
+		else
+			seq_printf(m, "cpu%u ok\n", cpu);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nta_check);
+
 static int __init nta_stats_init(void)
 {
 	struct dentry *dir;
@@ -245,9 +378,16 @@ static int __init nta_stats_init(void)
 	debugfs_create_file("summary", 0444, dir, NULL, &nta_summary_fops);
 	debugfs_create_file("percpu", 0444, dir, NULL, &nta_percpu_fops);
 	debugfs_create_file("drain", 0200, dir, NULL, &nta_drain_fops);
-	if (IS_ENABLED(CONFIG_NTA_DEBUG))
+	if (IS_ENABLED(CONFIG_NTA_DEBUG)) {
 		debugfs_create_file("bad_free_test", 0200, dir, NULL,
 				    &nta_bad_free_test_fops);
+		debugfs_create_file("poison_test", 0200, dir, NULL,
+				    &nta_poison_test_fops);
+		debugfs_create_file("check", 0400, dir, NULL, &nta_check_fops);
+	}
+	if (IS_ENABLED(CONFIG_NTA_DEBUG) && IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		debugfs_create_file("kmemleak_test", 0200, dir, NULL,
+				    &nta_kmemleak_test_fops);
 	if (IS_ENABLED(CONFIG_NTA_DEBUG) && IS_ENABLED(CONFIG_HARDENED_USERCOPY))
 		debugfs_create_file("usercopy_test", 0600, dir, NULL,
 				    &nta_usercopy_test_fops);
