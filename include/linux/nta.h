@@ -23,6 +23,8 @@
  * @allocs: successful nta_alloc() calls
  * @frees: objects returned to their block (local frees and drained ones)
  * @remote_frees: nta_free() calls made on a CPU that does not own the object
+ * @remote_atomics: atomic operations that remote frees cost, on the
+ *	freeing CPU and on the owner, counted where they are made
  * @drains: times an owner emptied its remote-free list and found work
  * @kicks: times a remote freer asked an idle owner to drain
  * @grows: blocks added beyond the reserve
@@ -47,6 +49,7 @@ struct nta_stats {
 	u64 allocs;
 	u64 frees;
 	u64 remote_frees;
+	u64 remote_atomics;
 	u64 drains;
 	u64 kicks;
 	u64 grows;

@@ -615,13 +615,23 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 			nta_bin_trim(c, u, 0, released);
 }
 
+static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
+				 struct list_head *released);
+
+/* Something queued for this pool: blocks with pending bits, or batches. */
+static __always_inline bool nta_has_queued(struct nta_cpu *c)
+{
+	return !llist_empty(&c->pool.remote) || !llist_empty(&c->rb_inbox);
+}
+
 static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
 					struct list_head *released)
 {
 	unsigned int n = nta_pool_drain(&c->pool, released);
 
+	n += nta_rb_drain(c, mine, released);
 	/* More than one drain's worth was queued: the kick takes the rest. */
-	if (unlikely(!llist_empty(&c->pool.remote)))
+	if (unlikely(nta_has_queued(c)))
 		irq_work_queue(&c->kick);
 	if (!n)
 		return;
@@ -633,7 +643,7 @@ static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
 static __always_inline void nta_drain_locked(struct nta_cpu *c, bool mine,
 					     struct list_head *released)
 {
-	if (unlikely(!llist_empty(&c->pool.remote)))
+	if (unlikely(nta_has_queued(c)))
 		__nta_drain_locked(c, mine, released);
 }
 
@@ -947,7 +957,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	c->bin_nr[units]--;
 	c->bin_units -= units;
 	blk = nta_block_of(obj);
-	WRITE_ONCE(blk->cls[nta_unit_of(blk, obj)], units);
+	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	c->fast.allocs++;
 	nta_account(c, true, size, 1);
 	nta_fast_exit(c);
@@ -976,7 +986,7 @@ static void nta_stranded_fn(struct timer_list *t)
 	/* No CPU finishes going offline while preemption is off here. */
 	preempt_disable();
 	for_each_possible_cpu(cpu)
-		if (!llist_empty(&per_cpu(nta_cpu, cpu).pool.remote) &&
+		if (nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) &&
 		    nta_kick_cpu(cpu))
 			this_cpu_inc(nta_cpu.stats.kicks);
 	preempt_enable();
@@ -989,10 +999,218 @@ static void nta_arm_stranded(struct nta_cpu *c)
 }
 
 /*
- * Queue the object for its owner.  The owner drains on its next slow
- * path, so it only needs a kick when it may not take one soon: when it is
- * idle and this is the first block queued, or when NTA_KICK_BLOCKS blocks
- * have piled up anyway; otherwise the stranded-free timer is the bound.
+ * Batched remote frees.  Setting an object's pending bit costs an atomic
+ * per free, and queueing its block three more; a batch costs one
+ * llist_add() for up to NTA_RB_MAX frees on the freeing CPU, and the
+ * owner one llist_del_all() per drain and one llist_add() per batch it
+ * sends home.  SLUB's sheaves (6.18) move objects between CPUs in arrays
+ * for the same reason; like page_pool's ptr_ring, the arrays are owned
+ * memory, allocated once, never on the free path.
+ *
+ * What waits in a batch is already freed for its caller but still live
+ * for the owner, so its block cannot be given back meanwhile.  A second
+ * free of such an object is refused by the owner's drain, which writes
+ * nothing unless the object is live with the generation the batch
+ * recorded: also when the object was freed on its owner and handed out
+ * again before the batch arrived.
+ */
+bool nta_remote_batching __read_mostly = true;
+unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
+
+/* An idle batch of this CPU, taking those its owners sent back if need be. */
+static struct nta_rbatch *nta_rb_take(struct nta_cpu *c)
+{
+	struct llist_node *node = c->rb_stash;
+
+	if (unlikely(!node)) {
+		if (llist_empty(&c->rb_returned))
+			return NULL;
+		node = llist_del_all(&c->rb_returned);
+		nta_count(c, true, NTA_CTR(remote_atomics), 1);
+	}
+	c->rb_stash = node->next;
+	return llist_entry(node, struct nta_rbatch, node);
+}
+
+/*
+ * Publish an open batch on its owner.  The owner drains at its next slow
+ * path, or when the stranded-free timer kicks it: no IPI from the free
+ * path, not even to an idle owner.  Called by the holder of @c's mark, or
+ * for a dead CPU (@mine false), whose owners are kicked at once.
+ */
+static void nta_rb_publish(struct nta_cpu *c, bool mine, unsigned int slot)
+{
+	struct nta_rbatch *b = c->rb_open[slot];
+	unsigned int owner = b->owner;
+
+	c->rb_open[slot] = NULL;
+	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).rb_inbox))
+		return;
+	if (!mine) {
+		if (nta_kick_cpu(owner))
+			nta_count(c, mine, NTA_CTR(kicks), 1);
+	} else if (!timer_pending(&c->stranded)) {
+		/* The timer's lock: counted as the atomic it is. */
+		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+		nta_arm_stranded(c);
+	}
+}
+
+static void nta_rb_publish_all(struct nta_cpu *c, bool mine)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < NTA_RB_SLOTS; slot++)
+		if (c->rb_open[slot])
+			nta_rb_publish(c, mine, slot);
+}
+
+/*
+ * Collect a free of @ptr, in @blk of another CPU's pool, in this CPU's open
+ * batch for that CPU.  The caller holds @c's mark.  Returns false when no
+ * batch is at hand; the free then sets the pending bit instead.
+ */
+static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
+			unsigned int size, enum nta_bad_free *why)
+{
+	unsigned int owner = blk->pool->id, unit = nta_unit_of(blk, ptr);
+	unsigned int slot = owner % NTA_RB_SLOTS;
+	struct nta_rbatch *b = c->rb_open[slot];
+
+	/* The same checks as nta_remote_free(), and nothing written. */
+	*why = nta_check_object(blk, ptr, size);
+	if (!*why && test_bit(unit, blk->pending))
+		*why = NTA_FREE_PENDING;
+	if (unlikely(*why))
+		return true;
+	if (unlikely(!b || b->owner != owner)) {
+		if (b)
+			nta_rb_publish(c, true, slot);
+		b = nta_rb_take(c);
+		if (unlikely(!b))
+			return false;
+		b->owner = owner;
+		b->nr = 0;
+		c->rb_open[slot] = b;
+		if (!timer_pending(&c->rb_timer)) {
+			nta_count(c, true, NTA_CTR(remote_atomics), 1);
+			mod_timer(&c->rb_timer,
+				  jiffies + READ_ONCE(nta_rb_delay));
+		}
+	}
+	/* Poisoned before the owner can hand it out again. */
+	nta_hook_free(ptr, size);
+	b->gen[b->nr] = READ_ONCE(blk->gen[unit]);
+	b->obj[b->nr] = ptr;
+	if (++b->nr == NTA_RB_MAX)
+		nta_rb_publish(c, true, slot);
+	return true;
+}
+
+/*
+ * The owner frees one object of a batch, unless it is no longer live with
+ * the generation the freer saw: then it was freed twice, and handed out
+ * again in between or not, so it is refused and nothing is written.
+ */
+static unsigned int nta_rb_free_one(struct nta_pool *pool, void *obj, u8 gen,
+				    struct list_head *released)
+{
+	struct nta_block *blk = nta_block_of(obj);
+	unsigned int unit = nta_unit_of(blk, obj);
+	unsigned int units = blk->cls[unit];
+
+	if (unlikely(blk->pool != pool || !units || blk->gen[unit] != gen)) {
+		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
+		return 0;
+	}
+	/* Wiped only now that the owner has checked it. */
+	if (pool->init_on_free)
+		memset(obj, 0, units * NTA_UNIT);
+	nta_free_units(pool, blk, unit, units, released);
+	return 1;
+}
+
+/*
+ * Free the objects of the batches published to @c, at most
+ * NTA_DRAIN_BLOCKS batches per call (the rest waits for the next one),
+ * and send each batch home.  The caller holds @c's lock, or owns a dead
+ * CPU's pool.
+ */
+static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
+				 struct list_head *released)
+{
+	struct llist_node *pos, *next, *last;
+	unsigned int n = 0, batches = 0, i;
+	struct nta_rbatch *b;
+
+	if (llist_empty(&c->rb_inbox))
+		return 0;
+	pos = llist_del_all(&c->rb_inbox);
+	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	for (; pos; pos = next) {
+		if (batches++ == NTA_DRAIN_BLOCKS) {
+			for (last = pos; last->next; last = last->next)
+				;
+			llist_add_batch(pos, last, &c->rb_inbox);
+			nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+			break;
+		}
+		next = pos->next;
+		b = llist_entry(pos, struct nta_rbatch, node);
+		for (i = 0; i < b->nr; i++)
+			n += nta_rb_free_one(&c->pool, b->obj[i], b->gen[i],
+					     released);
+		llist_add(&b->node, &per_cpu(nta_cpu, b->home).rb_returned);
+		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	}
+	return n;
+}
+
+/*
+ * NTA_RB_DELAY after a batch opened: publish what this CPU has collected.
+ * Pinned, so it runs here unless the CPU went down, whose batches the
+ * dead-CPU callback published; a fast path it interrupts holds them.
+ */
+static void nta_rb_timer_fn(struct timer_list *t)
+{
+	struct nta_cpu *c = from_timer(c, t, rb_timer);
+	unsigned long flags;
+	bool mine;
+
+	if (c != raw_cpu_ptr(&nta_cpu))
+		return;
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	mine = nta_slow_take_mark(c);
+	if (mine)
+		nta_rb_publish_all(c, true);
+	else
+		mod_timer(&c->rb_timer, jiffies + 1);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+}
+
+static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < NTA_RB_PER_CPU; i++) {
+		c->rb_mem[i].home = cpu;
+		c->rb_mem[i].node.next = c->rb_stash;
+		c->rb_stash = &c->rb_mem[i].node;
+	}
+	init_llist_head(&c->rb_inbox);
+	init_llist_head(&c->rb_returned);
+	timer_setup(&c->rb_timer, nta_rb_timer_fn, TIMER_PINNED);
+}
+
+/*
+ * Queue the object for its owner: in a batch when the caller holds the
+ * mark and batching is on, else with its pending bit.  The owner drains
+ * on its next slow path, so it only needs a kick when it may not take one
+ * soon: when it is idle and this is the first block queued, or when
+ * NTA_KICK_BLOCKS blocks have piled up anyway; otherwise the
+ * stranded-free timer is the bound.
  */
 static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 					 struct nta_block *blk, void *ptr,
@@ -1001,18 +1219,27 @@ static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
 	struct nta_pool *owner = blk->pool;
 	enum nta_bad_free why;
 	unsigned int queued;
+	bool batched;
 
 	/* The owner may give the block back while we look at its header. */
 	rcu_read_lock();
-	/* Poisoned before the owner can see it pending and hand it out again. */
-	if (NTA_KASAN && !nta_check_object(blk, ptr, size))
-		nta_hook_free(ptr, size);
-	why = nta_remote_free(owner, ptr, size, &queued);
+	batched = mine && READ_ONCE(nta_remote_batching) &&
+		  nta_rb_free(c, blk, ptr, size, &why);
+	if (!batched) {
+		/* Poisoned before the owner can see it pending. */
+		if (NTA_KASAN && !nta_check_object(blk, ptr, size))
+			nta_hook_free(ptr, size);
+		why = nta_remote_free(owner, ptr, size, &queued);
+	}
 	rcu_read_unlock();
 	if (unlikely(why))
 		return why;
 	nta_count(c, mine, NTA_CTR(remote_frees), 1);
 	nta_account(c, mine, size, -1);
+	if (batched)
+		return NTA_FREE_OK;
+	/* The pending bit; the block's queued flag, count and llist_add(). */
+	nta_count(c, mine, NTA_CTR(remote_atomics), queued ? 4 : 1);
 	if (likely(!queued))
 		return NTA_FREE_OK;
 	if (queued == NTA_KICK_BLOCKS || (queued == 1 && idle_cpu(owner->id))) {
@@ -1245,6 +1472,8 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	st->allocs += nta_sum(c, NTA_CTR(allocs));
 	st->frees += nta_sum(c, NTA_CTR(frees));
 	st->remote_frees += nta_sum(c, NTA_CTR(remote_frees));
+	st->remote_atomics += nta_sum(c, NTA_CTR(remote_atomics)) +
+			      READ_ONCE(c->pool.atomics);
 	st->drains += nta_sum(c, NTA_CTR(drains));
 	st->kicks += nta_sum(c, NTA_CTR(kicks));
 	st->grows += nta_sum(c, NTA_CTR(grows));
@@ -1532,7 +1761,7 @@ static long nta_trim_this_cpu(void *unused)
 {
 	unsigned int batches = 0;
 
-	while (!llist_empty(&raw_cpu_ptr(&nta_cpu)->pool.remote) &&
+	while (nta_has_queued(raw_cpu_ptr(&nta_cpu)) &&
 	       batches++ < NTA_TRIM_BATCHES)
 		if (!nta_drain_this_cpu(false))
 			return -EBUSY;
@@ -1562,11 +1791,14 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned int n;
 
+	/* What it had collected for other owners goes to them now. */
+	nta_rb_publish_all(c, false);
 	nta_bins_flush(c, &released);
 	n = 0;
 	do {
 		n += nta_pool_drain(&c->pool, &released);
-	} while (!llist_empty(&c->pool.remote));
+		n += nta_rb_drain(c, false, &released);
+	} while (nta_has_queued(c));
 	c->pool.reserve = 0;
 	nta_pool_trim(&c->pool, &released, UINT_MAX);
 	c->pool.reserve = nta_reserve_blocks;
@@ -1591,9 +1823,27 @@ static void nta_drain_offline(struct work_struct *work)
 	cpus_read_unlock();
 }
 
+/* nta_drain_all()'s first pass: publish what this CPU collected. */
+static long nta_rb_publish_this_cpu(void *unused)
+{
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool mine;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = this_cpu_ptr(&nta_cpu);
+	mine = nta_slow_take_mark(c);
+	if (mine)
+		nta_rb_publish_all(c, true);
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	return mine ? 0 : -EBUSY;
+}
+
 /**
  * nta_drain_all - make every CPU free what others queued for it, and wait
  *
+ * Every CPU first publishes the batches of remote frees it is filling.
  * Every online CPU also merges the objects parked in its bins and gives
  * back its spare blocks above the reserve, so that afterwards each pool
  * holds its reserve plus the blocks that still have live objects.  Used
@@ -1608,6 +1858,9 @@ void nta_drain_all(void)
 	if (!READ_ONCE(nta_ready))
 		return;
 	cpus_read_lock();
+	/* Every batch on its owner's list before any owner drains. */
+	for_each_online_cpu(cpu)
+		WARN_ON_ONCE(work_on_cpu(cpu, nta_rb_publish_this_cpu, NULL));
 	for_each_online_cpu(cpu)
 		WARN_ON_ONCE(work_on_cpu(cpu, nta_trim_this_cpu, NULL));
 	cpus_read_unlock();
@@ -1686,8 +1939,9 @@ static int nta_cpu_online(unsigned int cpu)
 	if (static_key_enabled(&nta_enabled_key))
 		nta_fill_reserve(cpu);
 
-	/* It may still run where it moved when the CPU went down. */
+	/* They may still run where they moved when the CPU went down. */
 	timer_delete_sync(&c->decay);
+	timer_delete_sync(&c->rb_timer);
 	return 0;
 }
 
@@ -1893,6 +2147,7 @@ static int __init nta_init(void)
 		timer_setup(&c->stranded, nta_stranded_fn, 0);
 		timer_setup(&c->decay, nta_decay_fn,
 			    TIMER_DEFERRABLE | TIMER_PINNED);
+		nta_rb_init(c, cpu);
 	}
 
 	/* Before the online callback runs: nta=off takes no reserve. */

@@ -304,6 +304,7 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 		if (!READ_ONCE(blk->pending[i]))
 			continue;
 		bits = xchg(&blk->pending[i], 0);
+		pool->atomics++;
 		for (; bits; bits &= bits - 1) {
 			unit = i * BITS_PER_LONG + __ffs(bits);
 			units = blk->cls[unit];
@@ -355,11 +356,17 @@ static unsigned int nta_drain_block(struct nta_pool *pool,
 {
 	unsigned int count = 0;
 
-	do {
+	for (;;) {
 		count += nta_drain_pending(pool, blk, released);
 		/* Ordered before the next look at @pending: nta_remote_free(). */
 		smp_store_mb(blk->queued, 0);
-	} while (nta_block_has_pending(blk) && !xchg(&blk->queued, 1));
+		pool->atomics++;
+		if (!nta_block_has_pending(blk))
+			break;
+		pool->atomics++;
+		if (xchg(&blk->queued, 1))
+			break;
+	}
 	/* Emptied while this drain held @queued: give it back now. */
 	nta_release_if_spare(pool, blk, released);
 	return count;
@@ -397,9 +404,11 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 	if (llist_empty(&pool->remote))
 		return 0;
 	head = llist_del_all(&pool->remote);
+	pool->atomics++;
 	llist_for_each_safe(pos, next, head) {
 		if (blocks == NTA_DRAIN_BLOCKS) {
 			nta_requeue_blocks(pool, pos);
+			pool->atomics++;
 			break;
 		}
 		blk = llist_entry(pos, struct nta_block, remote);
@@ -407,6 +416,7 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 		count += nta_drain_block(pool, blk, released);
 	}
 	atomic_sub(blocks, &pool->remote_blocks);
+	pool->atomics++;
 	return count;
 }
 

@@ -57,6 +57,11 @@
  * @cls: per unit, the length in units of the live object that starts
  *	there, 0 anywhere else (free, inside an object, the header, or the
  *	start of an object parked in a per-CPU bin of the kernel glue)
+ * @gen: per unit, bumped each time an object that starts there is handed
+ *	out (nta_mark_live()): a free that waits in a batch (the kernel
+ *	glue's batched remote frees) records it, so that the owner can tell
+ *	a free of the object it was given from a late second free of an
+ *	object that was freed and handed out again meanwhile
  *
  * A free chunk is a maximal run of clear bits in @used; because free
  * chunks are merged at once, two free chunks are never adjacent, so the
@@ -84,6 +89,7 @@ struct nta_block {
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
 	u8 cls[NTA_BLOCK_UNITS];
+	u8 gen[NTA_BLOCK_UNITS];
 };
 
 #define NTA_HDR_UNITS		DIV_ROUND_UP(sizeof(struct nta_block), NTA_UNIT)
@@ -112,6 +118,7 @@ struct nta_block {
  * @whole: wholly free blocks, the length of @free[NTA_DATA_UNITS]
  * @free_units: units on all free lists
  * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
+ * @atomics: atomic operations the owner's drains made (for statistics)
  * @id: owner (CPU number in the kernel, thread index in the harness)
  */
 struct nta_pool {
@@ -126,6 +133,7 @@ struct nta_pool {
 	unsigned int whole;
 	unsigned long free_units;
 	bool init_on_free;
+	unsigned long atomics;
 	unsigned int id;
 };
 
@@ -202,6 +210,14 @@ static inline unsigned int nta_unit_of(const struct nta_block *blk,
 				       const void *ptr)
 {
 	return (ptr - (const void *)blk) >> NTA_UNIT_SHIFT;
+}
+
+/* The object of @units units at @unit is handed out: a new generation. */
+static __always_inline void nta_mark_live(struct nta_block *blk,
+					  unsigned int unit, unsigned int units)
+{
+	WRITE_ONCE(blk->gen[unit], blk->gen[unit] + 1);
+	WRITE_ONCE(blk->cls[unit], units);
 }
 
 static inline void nta_poison(void *start, unsigned int len)
@@ -375,7 +391,7 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 
 	nta_mark(blk->used, unit, units, true);
 	__set_bit(unit, blk->start);
-	WRITE_ONCE(blk->cls[unit], units);
+	nta_mark_live(blk, unit, units);
 	return chunk;
 }
 

@@ -34,6 +34,7 @@ struct nta_pcpu_stats {
 	u64 allocs;
 	u64 frees;
 	u64 remote_frees;
+	u64 remote_atomics;
 	u64 drains;
 	u64 kicks;
 	u64 grows;
@@ -61,6 +62,43 @@ extern unsigned long nta_stranded_delay;
 
 /* How long growth rests after the page allocator said no. */
 #define NTA_GROW_BACKOFF	(HZ / 10)
+
+/*
+ * Batched remote frees (nta.c): a CPU collects the objects it frees for
+ * another CPU in a batch per owner and publishes a full one with a single
+ * llist_add(); the owner frees the batch's objects in its next slow path
+ * and sends the batch home.  Each CPU owns NTA_RB_PER_CPU batches, so the
+ * free path allocates nothing; NTA_RB_SLOTS of them may be open at once,
+ * for owners that differ modulo NTA_RB_SLOTS.  An open batch waits at most
+ * NTA_RB_DELAY before it is published half full.
+ */
+#define NTA_RB_MAX		27
+#define NTA_RB_SLOTS		4
+#define NTA_RB_PER_CPU		8
+#define NTA_RB_DELAY		(HZ >= 100 ? HZ / 100 : 1)
+
+/**
+ * struct nta_rbatch - remote frees collected for one owner
+ * @node: on the owner's @rb_inbox once published, on the home CPU's
+ *	@rb_returned or @rb_stash when idle
+ * @owner: the CPU whose objects it holds
+ * @home: the CPU that owns the batch
+ * @nr: objects collected
+ * @gen: each object's generation byte (struct nta_block) when it was freed
+ * @obj: the objects
+ */
+struct nta_rbatch {
+	struct llist_node node;
+	u16 owner;
+	u16 home;
+	u8 nr;
+	u8 gen[NTA_RB_MAX];
+	void *obj[NTA_RB_MAX];
+};
+
+/* Tests of the pending-bit path turn batching off; tests set the delay. */
+extern bool nta_remote_batching;
+extern unsigned long nta_rb_delay;
 
 /**
  * struct nta_report - a report found under the local lock, printed after it
@@ -107,6 +145,13 @@ struct nta_report {
  * @stranded: armed when this CPU queued a first block for an owner: kicks
  *	owners that still have frees queued when it fires
  * @report: reports waiting to be printed outside the lock
+ * @rb_open: batches this CPU is filling, by owner modulo NTA_RB_SLOTS;
+ *	the holder of @busy owns them
+ * @rb_stash: this CPU's idle batches, for the holder of @busy
+ * @rb_timer: publishes the open batches NTA_RB_DELAY after one opened
+ * @rb_inbox: batches of frees of this CPU's objects, published by others
+ * @rb_returned: this CPU's batches, sent back by their owners
+ * @rb_mem: the batches this CPU owns
  */
 struct nta_cpu {
 	u8 busy;
@@ -125,6 +170,12 @@ struct nta_cpu {
 	struct timer_list decay;
 	u64 decay_seen;
 	struct nta_report report;
+	struct nta_rbatch *rb_open[NTA_RB_SLOTS];
+	struct llist_node *rb_stash;
+	struct timer_list rb_timer;
+	struct llist_head rb_inbox ____cacheline_aligned_in_smp;
+	struct llist_head rb_returned;
+	struct nta_rbatch rb_mem[NTA_RB_PER_CPU];
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);

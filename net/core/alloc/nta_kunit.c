@@ -966,9 +966,29 @@ static int nta_tother_cpu(unsigned int cpu)
 	return other < nr_cpu_ids ? other : -1;
 }
 
+static void nta_trestore_batching(void *data)
+{
+	WRITE_ONCE(nta_remote_batching, data != NULL);
+}
+
+/*
+ * Remote frees set pending bits for the rest of the test, instead of
+ * going into batches; what batches held before is freed first.
+ */
+static void nta_tpending_path(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			nta_trestore_batching,
+			(void *)(unsigned long)READ_ONCE(nta_remote_batching)),
+			0);
+	WRITE_ONCE(nta_remote_batching, false);
+	nta_drain_all();
+}
+
 /*
  * Pin the test to its CPU, the owner of what it allocates, and set *@other
- * to another online CPU; skip the test when there is none.
+ * to another online CPU; skip the test when there is none.  The tests that
+ * use it are of the pending-bit path (nta_tpending_path()).
  */
 static unsigned int nta_tpin_two(struct kunit *test, int *other)
 {
@@ -977,6 +997,7 @@ static unsigned int nta_tpin_two(struct kunit *test, int *other)
 	*other = nta_tother_cpu(owner);
 	if (*other < 0)
 		kunit_skip(test, "needs two online CPUs");
+	nta_tpending_path(test);
 	return owner;
 }
 
@@ -2063,6 +2084,171 @@ static void nta_remote_init_on_free(struct kunit *test)
 	nta_drain_all();
 }
 
+static bool nta_tinbox_empty(unsigned int cpu)
+{
+	return llist_empty(&nta_tcpu(cpu)->rb_inbox);
+}
+
+/* Pin the test to its CPU and find a second one; batching stays on. */
+static unsigned int nta_tpin_batched(struct kunit *test, int *other)
+{
+	unsigned int owner = nta_tpin(test, -1);
+
+	*other = nta_tother_cpu(owner);
+	if (*other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	if (!READ_ONCE(nta_remote_batching))
+		kunit_skip(test, "remote batching is off");
+	nta_drain_all();
+	return owner;
+}
+
+/*
+ * Batched remote frees: a freer collects them without telling the owner,
+ * publishes a full batch with one atomic, and nta_drain_all() publishes
+ * the rest; the owner frees them all.  At most one atomic per remote free,
+ * both sides counted.
+ */
+static void nta_batch_free_drain(struct kunit *test)
+{
+	const unsigned int n = 2 * NTA_RB_MAX + 5;
+	struct nta_stats s0, s1, s2;
+	unsigned int owner;
+	struct nta_tobjs *o;
+	unsigned long free0;
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin_batched(test, &other);
+	free0 = nta_tfree_units(owner);
+	nta_tstats(&s0);
+	o = nta_talloc_objs(test, n, 700);
+
+	/* One short of a full batch: nothing reaches the owner. */
+	nta_tfree_on(test, other, o, 0, NTA_RB_MAX - 1, true);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), NTA_RB_MAX - 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 0);
+	/* At most the batch timer's arming. */
+	KUNIT_EXPECT_LE(test, NTA_D(&s0, &s1, remote_atomics), 1);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+
+	/* Two batches fill up and are published; five frees stay open. */
+	nta_tstats(&s2);
+	nta_tfree_on(test, other, o, NTA_RB_MAX - 1, n, true);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), n);
+	/* Two llist_add()s and at most the stranded timer's arming. */
+	KUNIT_EXPECT_GE(test, NTA_D(&s2, &s1, remote_atomics), 2);
+	KUNIT_EXPECT_LE(test, NTA_D(&s2, &s1, remote_atomics), 3);
+	KUNIT_EXPECT_FALSE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
+
+	nta_drain_all();
+	nta_tstats(&s2);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s2, frees), n);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s2, bad_frees), 0);
+	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
+	/* Publishing 3 batches, one or two drains, sending 3 batches home. */
+	KUNIT_EXPECT_LE(test, NTA_D(&s0, &s2, remote_atomics), n / 4);
+	kunit_info(test, "%lld atomics for %u remote frees\n",
+		   NTA_D(&s0, &s2, remote_atomics), n);
+}
+
+/*
+ * A batched free of an object that its owner then frees and hands out
+ * again is refused by the owner's drain: the object's new user keeps it,
+ * its bytes and its neighbours' untouched, and the pool is intact.
+ */
+static void nta_batch_stale_double_free(struct kunit *test)
+{
+	struct nta_stats s0, s1;
+	struct nta_tobjs *o;
+	u8 *again;
+	int other;
+
+	nta_tneed_ready(test);
+	nta_tpin_batched(test, &other);
+	o = nta_talloc_objs(test, 3, 256);
+	memset(o->obj[0], 0x11, 256);
+	memset(o->obj[2], 0x22, 256);
+	nta_tstats(&s0);
+
+	/* Freed on the other CPU, into its open batch... */
+	nta_tfree_on(test, other, o, 1, 2, true);
+	/* ...and by mistake on the owner, which hands it out again. */
+	nta_free(o->obj[1], 256);
+	again = nta_alloc(256, GFP_KERNEL);
+	KUNIT_ASSERT_PTR_EQ(test, (void *)again, o->obj[1]);
+	memset(again, 0x33, 256);
+
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), 1);
+	KUNIT_EXPECT_NULL(test, memchr_inv(again, 0x33, 256));
+	KUNIT_EXPECT_NULL(test, memchr_inv(o->obj[0], 0x11, 256));
+	KUNIT_EXPECT_NULL(test, memchr_inv(o->obj[2], 0x22, 256));
+	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
+
+	/* Still live for its new user, and freed once more without complaint. */
+	nta_free(again, 256);
+	nta_free(o->obj[0], 256);
+	nta_free(o->obj[2], 256);
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 1);
+}
+
+static void nta_trestore_rb_delay(void *data)
+{
+	WRITE_ONCE(nta_rb_delay, (unsigned long)data);
+}
+
+/*
+ * A batch that never fills is published by the batch timer, and the
+ * stranded-free timer kicks its sleeping owner: the objects are freed
+ * within the two delays (50 ms each here), without an IPI from the free.
+ */
+static void nta_batch_timer(struct kunit *test)
+{
+	struct nta_stats s0, s1;
+	unsigned int owner;
+	struct nta_tobjs *o;
+	unsigned long t0;
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin_batched(test, &other);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			nta_trestore_rb_delay,
+			(void *)READ_ONCE(nta_rb_delay)), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			nta_tstranded_restore,
+			(void *)READ_ONCE(nta_stranded_delay)), 0);
+	WRITE_ONCE(nta_rb_delay, msecs_to_jiffies(50));
+	WRITE_ONCE(nta_stranded_delay, msecs_to_jiffies(50));
+	/* Armed for an hour by an earlier test, it would not be re-armed. */
+	timer_delete_sync(&nta_tcpu(other)->rb_timer);
+	o = nta_talloc_objs(test, 3, 1500);
+	nta_tstats(&s0);
+	nta_tfree_on(test, other, o, 0, 3, false);
+	t0 = jiffies;
+	do {
+		msleep(20);
+		nta_tstats(&s1);
+	} while (NTA_D(&s0, &s1, frees) < 3 && time_before(jiffies, t0 + 2 * HZ));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 3);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - t0), 1000);
+	kunit_info(test, "freed by the owner %u ms after the frees\n",
+		   jiffies_to_msecs(jiffies - t0));
+}
+
 static void nta_tonline(void *data)
 {
 	unsigned int cpu = (unsigned long)data;
@@ -2097,6 +2283,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 		kunit_skip(test, "no second CPU that can go offline");
 	survivor = cpumask_first(cpu_online_mask);
 
+	nta_tpending_path(test);
 	nta_tpin(test, victim);
 	nta_drain_all();
 	free0 = nta_tfree_units(victim);
@@ -2152,6 +2339,68 @@ static void nta_cpu_hotplug(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, nta_block_of(p)->pool, &nta_tcpu(victim)->pool);
 	nta_free(p, 1024);
 	KUNIT_EXPECT_EQ(test, nta_tfree_units(victim), free0);
+}
+
+/*
+ * Batches across CPU hotplug: what a CPU going offline had collected for
+ * another owner is published by the dead-CPU callback, and a batch for an
+ * offline owner is drained on its behalf.  Nothing is lost or freed twice.
+ */
+static void nta_batch_hotplug(struct kunit *test)
+{
+	unsigned int n = 5, victim = nr_cpu_ids, survivor, cpu, i;
+	struct nta_tobjs *mine, *theirs;
+	struct nta_stats s0, s1;
+	unsigned long free0;
+	int ret;
+
+	nta_tneed_ready(test);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "CONFIG_HOTPLUG_CPU is off");
+	if (!READ_ONCE(nta_remote_batching))
+		kunit_skip(test, "remote batching is off");
+	for_each_online_cpu(cpu)
+		if (cpu != cpumask_first(cpu_online_mask) &&
+		    cpu_is_hotpluggable(cpu))
+			victim = cpu;
+	if (victim >= nr_cpu_ids)
+		kunit_skip(test, "no second CPU that can go offline");
+	survivor = cpumask_first(cpu_online_mask);
+
+	nta_tpin(test, victim);
+	nta_drain_all();
+	theirs = nta_talloc_objs(test, n, 1024);
+	nta_tpin(test, survivor);
+	free0 = nta_tfree_units(survivor);
+	mine = nta_talloc_objs(test, n, 1024);
+	nta_tstats(&s0);
+	/* The victim collects frees of the survivor's objects... */
+	nta_tfree_on(test, victim, mine, 0, n, true);
+	/* ...and the survivor frees of the victim's. */
+	for (i = 0; i < n; i++)
+		nta_free(theirs->obj[i], theirs->size);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(survivor));
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(victim));
+
+	ret = remove_cpu(victim);
+	if (ret) {
+		nta_drain_all();
+		kunit_skip(test, "remove_cpu(%u) failed: %d", victim, ret);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tonline,
+							(void *)(unsigned long)victim), 0);
+	/* The dead callback published the victim's batch to the survivor. */
+	KUNIT_EXPECT_FALSE(test, nta_tinbox_empty(survivor));
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(survivor));
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(victim));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2 * n);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 0);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(survivor), free0);
+	/* The victim's pool kept no block: nothing of it is live. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(victim)->pool.nr_blocks), 0);
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
 }
 
 /*
@@ -3283,7 +3532,7 @@ static void nta_skb_runtime_switch(struct kunit *test)
 /* ---------------------------------------------------------------------- */
 
 static bool nta_tsaved_warn;
-static unsigned long nta_tsaved_stranded;
+static unsigned long nta_tsaved_stranded, nta_tsaved_rb_delay;
 
 static int nta_tsuite_init(struct kunit_suite *suite)
 {
@@ -3296,6 +3545,9 @@ static int nta_tsuite_init(struct kunit_suite *suite)
 	 */
 	nta_tsaved_stranded = READ_ONCE(nta_stranded_delay);
 	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
+	/* Batches are published when the tests say so, or fill up. */
+	nta_tsaved_rb_delay = READ_ONCE(nta_rb_delay);
+	WRITE_ONCE(nta_rb_delay, 3600 * HZ);
 	return 0;
 }
 
@@ -3305,11 +3557,17 @@ static void nta_tsuite_exit(struct kunit_suite *suite)
 
 	WRITE_ONCE(nta_warn_bad_free, nta_tsaved_warn);
 	WRITE_ONCE(nta_stranded_delay, nta_tsaved_stranded);
+	WRITE_ONCE(nta_rb_delay, nta_tsaved_rb_delay);
 	/* Timers armed for an hour here fire within the usual bound. */
 	for_each_possible_cpu(cpu)
 		if (timer_pending(&nta_tcpu(cpu)->stranded))
 			timer_reduce(&nta_tcpu(cpu)->stranded,
 				     jiffies + nta_tsaved_stranded);
+	/* Pinned: not moved here; the next open batch arms it afresh. */
+	for_each_possible_cpu(cpu)
+		timer_delete_sync(&nta_tcpu(cpu)->rb_timer);
+	/* And what the tests left in open batches goes to its owners. */
+	nta_drain_all();
 }
 
 static struct kunit_case nta_core_cases[] = {
@@ -3347,7 +3605,11 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_remote_kick_threshold),
 	KUNIT_CASE(nta_remote_stranded),
 	KUNIT_CASE(nta_remote_init_on_free),
+	KUNIT_CASE(nta_batch_free_drain),
+	KUNIT_CASE(nta_batch_stale_double_free),
+	KUNIT_CASE(nta_batch_timer),
 	KUNIT_CASE(nta_cpu_hotplug),
+	KUNIT_CASE(nta_batch_hotplug),
 	KUNIT_CASE(nta_grow_and_return),
 	KUNIT_CASE(nta_grow_flags),
 	KUNIT_CASE(nta_shrinker_contract),

@@ -81,9 +81,9 @@ static const struct {
 	size_t offset;
 } nta_stat_fields[] = {
 	NTA_STAT(allocs), NTA_STAT(frees), NTA_STAT(remote_frees),
-	NTA_STAT(drains), NTA_STAT(kicks), NTA_STAT(grows),
-	NTA_STAT(returns), NTA_STAT(failures), NTA_STAT(bad_frees),
-	NTA_STAT(fallbacks), NTA_STAT(inuse_objects),
+	NTA_STAT(remote_atomics), NTA_STAT(drains), NTA_STAT(kicks),
+	NTA_STAT(grows), NTA_STAT(returns), NTA_STAT(failures),
+	NTA_STAT(bad_frees), NTA_STAT(fallbacks), NTA_STAT(inuse_objects),
 	NTA_STAT(requested_bytes), NTA_STAT(reserved_bytes),
 	NTA_STAT(kmalloc_bytes), NTA_STAT(blocks), NTA_STAT(block_bytes),
 	NTA_STAT(free_bytes), NTA_STAT(binned_bytes), NTA_STAT(largest_free),

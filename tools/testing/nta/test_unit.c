@@ -319,9 +319,9 @@ static void test_merges(void)
 
 	ASSERT(u_fill(blk), "fill");
 	/* Left neighbour free. */
-	u_free_unit(10);
-	u_free_unit(11);
-	u_chunk(blk, 10, 2);
+	u_free_unit(14);
+	u_free_unit(15);
+	u_chunk(blk, 14, 2);
 	u_list_empty(1);
 	/* Right neighbour free. */
 	u_free_unit(21);
@@ -355,15 +355,15 @@ static void test_merges(void)
 	u_check();
 	/* Chunks of one size: several on a list, all found. */
 	EXPECT(test_bit(2, c->pool.nonempty), "free[2] has three chunks");
-	u_chunk(blk, 10, 2);
+	u_chunk(blk, 14, 2);
 	u_chunk(blk, 20, 2);
 	/* Merge a run that swallows three chunks of two different lists. */
-	for (u = 12; u < 20; u++)
+	for (u = 16; u < 20; u++)
 		u_free_unit(u);
-	u_chunk(blk, 10, 12);
+	u_chunk(blk, 14, 8);
 	for (u = 22; u < 30; u++)
 		u_free_unit(u);
-	u_chunk(blk, 10, 23);
+	u_chunk(blk, 14, 19);
 	u_check();
 	for (u = 0; u < U_END; u++)
 		if (objs[u])
@@ -381,8 +381,8 @@ static void test_best_fit(void)
 	void *a, *b, *d;
 
 	ASSERT(u_fill(blk), "fill");
-	for (u = 10; u < 12; u++)
-		u_free_unit(u);			/* 2 units at 10 */
+	for (u = 12; u < 14; u++)
+		u_free_unit(u);			/* 2 units at 12 */
 	for (u = 20; u < 25; u++)
 		u_free_unit(u);			/* 5 units at 20 */
 	for (u = 40; u < 49; u++)
@@ -395,7 +395,7 @@ static void test_best_fit(void)
 	b = u_alloc_at(blk, 6, 40);		/* smallest fit is 9 */
 	u_chunk(blk, 46, 3);
 	EXPECT(!nta_pool_alloc(&c->pool, 10 * NTA_UNIT), "nothing holds 10 units");
-	d = u_alloc_at(blk, 2, 10);		/* exact fit */
+	d = u_alloc_at(blk, 2, 12);		/* exact fit */
 	u_list_empty(2);
 	u_check();
 	u_free(a, 4 * NTA_UNIT);
