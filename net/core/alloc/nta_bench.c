@@ -350,7 +350,27 @@ struct nb_row {
 	u64 ns10[NB_KINDS][NB_MAX_ROUNDS];	/* 0.1 ns per pair */
 	unsigned int fails[NB_KINDS];
 	u64 nta_grows;			/* blocks NTA grew in the counted rounds */
+	u64 nta_remote_frees;		/* and its remote frees... */
+	u64 nta_remote_atomics;		/* ...and the atomics they cost */
 };
+
+/*
+ * Atomic operations per remote free in NTA's counted rounds, as NTA counts
+ * them where it makes them (remote_atomics: the freer's and the owner's),
+ * in hundredths.
+ */
+static void nb_print_atomics(struct seq_buf *s, const struct nb_row *row)
+{
+	u64 per100;
+
+	if (!row->nta_remote_frees)
+		return;
+	per100 = div64_u64(row->nta_remote_atomics * 100,
+			   row->nta_remote_frees);
+	seq_buf_printf(s, "          nta: %llu.%02llu atomics per remote free (%llu remote frees)\n",
+		       div_u64(per100, 100), per100 % 100,
+		       row->nta_remote_frees);
+}
 
 static int nb_cmp_u64(const void *a, const void *b)
 {
@@ -386,8 +406,12 @@ static u64 nb_run_one(struct nb_row *row, enum nb_kind kind,
 		break;
 	}
 	nta_get_stats(&st1, -1);
-	if (kind == NB_NTA)
+	if (kind == NB_NTA) {
 		row->nta_grows += st1.grows - st0.grows;
+		row->nta_remote_frees += st1.remote_frees - st0.remote_frees;
+		row->nta_remote_atomics += st1.remote_atomics -
+					   st0.remote_atomics;
+	}
 	row->fails[kind] += j.fails;
 	cond_resched();
 	return div_u64(ns * 10, pairs);
@@ -403,6 +427,8 @@ static void nb_run_row(struct nb_row *row, unsigned int pairs, void **live,
 		nb_run_one(row, k, pairs, live, live_size);
 	memset(row->fails, 0, sizeof(row->fails));
 	row->nta_grows = 0;
+	row->nta_remote_frees = 0;
+	row->nta_remote_atomics = 0;
 	for (r = 0; r < nb_rounds; r++) {
 		for (k = 0; k < row->kinds; k++) {
 			enum nb_kind kind = (r + k) % row->kinds;
@@ -720,6 +746,7 @@ static int nb_main(void *data)
 				 shares[i]);
 			nb_run_row(row, pairs, live, live_size);
 			nb_print_row(s, row);
+			nb_print_atomics(s, row);
 		}
 	}
 
