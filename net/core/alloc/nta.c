@@ -35,14 +35,19 @@
  * for the bitmaps, and its length byte (nta_block.cls) is 0, so a second
  * free of it is refused like any double free.
  *
- * An object freed on a CPU that does not own it is marked pending in its
- * block, and the block pushed on the owner's lock-less remote list
- * (nta_remote_free()), without a write into the object; the owner frees
- * what it finds pending on its next slow path.  The freer that queues the
- * NTA_KICK_BLOCKS-th block kicks the owner with an irq_work, so an idle
- * owner does not sit on freed memory; below that, a per-CPU timer armed
- * by the freer kicks it after nta_stranded_delay.  A drain takes at most
- * NTA_DRAIN_BLOCKS blocks and kicks its own CPU for the rest.  Blocks
+ * An object freed on a CPU that does not own it goes into that CPU's
+ * batch for the owner, published whole with one llist_add() (see "Batched
+ * remote frees" below).  Without a batch at hand (a context nested in the
+ * fast path, all batches in flight) it is marked pending in its block, and
+ * the block pushed on the owner's lock-less remote list
+ * (nta_remote_free()).  Neither writes into the object; the owner frees
+ * what it finds batched or pending on its next slow path.  On the
+ * pending path the freer that queues the NTA_KICK_BLOCKS-th block kicks
+ * the owner with an irq_work, so an idle owner does not sit on freed
+ * memory; below that, and for batches, a per-CPU timer armed by the freer
+ * kicks it after nta_stranded_delay.  A drain takes at most
+ * NTA_DRAIN_BLOCKS blocks (and as many batches) and kicks its own CPU for
+ * the rest.  Blocks
  * are freed after an RCU grace period, as a remote freer may still be
  * reading the header of a block its owner gives back.  Pools of offline
  * CPUs are drained,
@@ -1042,6 +1047,7 @@ static void nta_rb_publish(struct nta_cpu *c, bool mine, unsigned int slot)
 {
 	struct nta_rbatch *b = c->rb_open[slot];
 	unsigned int owner = b->owner;
+	unsigned long when;
 
 	c->rb_open[slot] = NULL;
 	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
@@ -1050,11 +1056,14 @@ static void nta_rb_publish(struct nta_cpu *c, bool mine, unsigned int slot)
 	if (!mine) {
 		if (nta_kick_cpu(owner))
 			nta_count(c, mine, NTA_CTR(kicks), 1);
-	} else if (!timer_pending(&c->stranded)) {
-		/* The timer's lock: counted as the atomic it is. */
-		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
-		nta_arm_stranded(c);
+		return;
 	}
+	when = jiffies + READ_ONCE(nta_stranded_delay);
+	/* timer_reduce() locks only to arm the timer or bring it forward. */
+	if (!timer_pending(&c->stranded) ||
+	    time_after(READ_ONCE(c->stranded.expires), when))
+		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	timer_reduce(&c->stranded, when);
 }
 
 static void nta_rb_publish_all(struct nta_cpu *c, bool mine)

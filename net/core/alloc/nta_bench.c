@@ -367,7 +367,8 @@ static void nb_print_atomics(struct seq_buf *s, const struct nb_row *row)
 		return;
 	per100 = div64_u64(row->nta_remote_atomics * 100,
 			   row->nta_remote_frees);
-	seq_buf_printf(s, "          nta: %llu.%02llu atomics per remote free (%llu remote frees)\n",
+	seq_buf_printf(s,
+		       "          nta: %llu.%02llu atomics per remote free (%llu remote frees)\n",
 		       div_u64(per100, 100), per100 % 100,
 		       row->nta_remote_frees);
 }
