@@ -227,7 +227,7 @@ test_results() {
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 bname=boot-$FLAVOUR
 blog=$CHK/$bname.log
-boot_plan "$bname" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests}"
+boot_plan "$bname" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs"
 
 # 8b. the isolation test in a boot of its own: it makes the page allocator
 # fail on purpose, and the allocator's failure reports must not mask a
