@@ -12,7 +12,9 @@
 # do not use that path).  Each mode reports the NTA counters that moved
 # and passes when remote_frees and drains both rose:
 #   cross_remote_defer0, cross_remote_default
-# then leak_cross (in-use back to the start value) and
+# then cross_hotplug_under_load (the sender's CPU goes offline and comes
+# back three times under a TCP flow: the flow ends well, no bad free, and
+# in-use returns to its start value), leak_cross (in-use back to the start value) and
 # cross_defer_max_restored (the sysctl has its old value again).
 #
 # Environment [default]:
@@ -30,9 +32,9 @@ NTA_CROSS_TX_CPU=${NTA_CROSS_TX_CPU:-1}
 NTA_UDP_BW=${NTA_UDP_BW:-100M}
 PORT=$((NTA_PORT_BASE + 3))
 DEFER=/proc/sys/net/core/skb_defer_max
-TESTS="cross_remote_defer0 cross_remote_default leak_cross cross_defer_max_restored"
+TESTS="cross_remote_defer0 cross_remote_default cross_hotplug_under_load leak_cross cross_defer_max_restored"
 
-nta_init 4
+nta_init 5
 
 skip_all()
 {
@@ -117,8 +119,46 @@ cross_mode()
 	fi
 }
 
+# cross_hotplug_under_load: offline and online the sender's CPU under load
+cross_hotplug()
+{
+	_name=cross_hotplug_under_load
+	_cpu=/sys/devices/system/cpu/cpu$NTA_CROSS_TX_CPU/online
+	if [ ! -w "$_cpu" ]; then
+		tap_skip "$_name" "CPU $NTA_CROSS_TX_CPU cannot go offline"
+		return
+	fi
+	nta_snap "$_name.0"
+	_cycles=0
+	_time=$NTA_IPERF_TIME
+	NTA_IPERF_TIME=$((_time + 6))
+	iperf_start "$_name.tcp" "$PORT" "taskset -c $NTA_CROSS_RX_CPU" \
+		"taskset -c $NTA_CROSS_TX_CPU" -- -P 1
+	_started=$?
+	for _i in 1 2 3; do
+		sleep 1
+		echo 0 > "$_cpu" || break
+		sleep 1
+		echo 1 > "$_cpu" || break
+		_cycles=$((_cycles + 1))
+	done
+	[ "$(cat "$_cpu")" = 1 ] || echo 1 > "$_cpu"
+	_iperf=1
+	[ $_started -eq 0 ] && iperf_finish && _iperf=0
+	NTA_IPERF_TIME=$_time
+	tap_note "$_name: $_cycles offline/online cycles of CPU $NTA_CROSS_TX_CPU," \
+		"TCP $(iperf_mbps "$NTA_TMP/$_name.tcp.out" receiver) Mbit/s"
+	if [ $_cycles -ne 3 ] || [ $_iperf -ne 0 ]; then
+		tap_note_file "$NTA_TMP/$_name.tcp.out"
+		tap_fail "$_name" "$_cycles of 3 cycles, iperf3 status $_iperf"
+		return
+	fi
+	nta_leak_check "$_name" "$_name.0"
+}
+
 cross_mode cross_remote_defer0 0
 cross_mode cross_remote_default ""
+cross_hotplug
 
 [ -n "$nta_orig_sysctl" ] && echo "$nta_orig_sysctl" > "$NTA_SYSCTL"
 nta_leak_check leak_cross start
