@@ -375,6 +375,12 @@ static struct nta_block *nta_new_block(int node, gfp_t gfp)
 		return NULL;
 	}
 	nta_hook_new_block(mem, gfp);
+	/*
+	 * Generations start random: a batched free that outlived a block
+	 * given back and taken again must not match a fresh hand-out.
+	 */
+	get_random_bytes(((struct nta_block *)mem)->gen,
+			 sizeof(((struct nta_block *)mem)->gen));
 	set_bit(nta_block_index(mem), nta_block_map);
 	return mem;
 }
@@ -1013,11 +1019,13 @@ static void nta_arm_stranded(struct nta_cpu *c)
  * memory, allocated once, never on the free path.
  *
  * What waits in a batch is already freed for its caller but still live
- * for the owner, so its block cannot be given back meanwhile.  A second
- * free of such an object is refused by the owner's drain, which writes
- * nothing unless the object is live with the generation the batch
- * recorded: also when the object was freed on its owner and handed out
- * again before the batch arrived.
+ * for the owner, so its block is not given back meanwhile, unless the
+ * caller freed the object twice.  A second free of such an object is
+ * refused by the owner's drain, which writes nothing unless the object is
+ * still NTA's and live with the length and generation the batch recorded:
+ * also when the object was freed on its owner and handed out again before
+ * the batch arrived (but for a multiple of 256 hand-outs: the generation
+ * is a byte).
  */
 bool nta_remote_batching __read_mostly = true;
 unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
@@ -1080,17 +1088,32 @@ static void nta_rb_publish_all(struct nta_cpu *c, bool mine)
  * batch for that CPU.  The caller holds @c's mark.  Returns false when no
  * batch is at hand; the free then sets the pending bit instead.
  */
+/*
+ * The slot of @c's open batch for @owner, else a free slot, else the slot
+ * whose batch is published to make room.
+ */
+static unsigned int nta_rb_slot(const struct nta_cpu *c, unsigned int owner)
+{
+	unsigned int slot, free = NTA_RB_SLOTS;
+
+	for (slot = 0; slot < NTA_RB_SLOTS; slot++) {
+		if (!c->rb_open[slot])
+			free = min(free, slot);
+		else if (c->rb_open[slot]->owner == owner)
+			return slot;
+	}
+	return free < NTA_RB_SLOTS ? free : owner % NTA_RB_SLOTS;
+}
+
 static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 			unsigned int size, enum nta_bad_free *why)
 {
 	unsigned int owner = blk->pool->id, unit = nta_unit_of(blk, ptr);
-	unsigned int slot = owner % NTA_RB_SLOTS;
+	unsigned int slot = nta_rb_slot(c, owner);
 	struct nta_rbatch *b = c->rb_open[slot];
 
 	/* The same checks as nta_remote_free(), and nothing written. */
 	*why = nta_check_object(blk, ptr, size);
-	if (!*why && test_bit(unit, blk->pending))
-		*why = NTA_FREE_PENDING;
 	if (unlikely(*why))
 		return true;
 	if (unlikely(!b || b->owner != owner)) {
@@ -1111,6 +1134,7 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 	/* Poisoned before the owner can hand it out again. */
 	nta_hook_free(ptr, size);
 	b->gen[b->nr] = READ_ONCE(blk->gen[unit]);
+	b->units[b->nr] = nta_size_to_units(size);
 	b->obj[b->nr] = ptr;
 	if (++b->nr == NTA_RB_MAX)
 		nta_rb_publish(c, true, slot);
@@ -1119,17 +1143,24 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 
 /*
  * The owner frees one object of a batch, unless it is no longer live with
- * the generation the freer saw: then it was freed twice, and handed out
- * again in between or not, so it is refused and nothing is written.
+ * the length and generation the freer saw, or another CPU freed it again
+ * through its pending bit: then it was freed twice, and handed out again
+ * in between or not, so it is refused and nothing is written.  Only a
+ * double free lets an object's block go while a batch holds it: the block
+ * map says whether it is still NTA's, and blocks are freed after a grace
+ * period, so the header may be read here (interrupts are off, or the
+ * local lock is a spinlock that is an RCU reader on PREEMPT_RT).
  */
-static unsigned int nta_rb_free_one(struct nta_pool *pool, void *obj, u8 gen,
+static unsigned int nta_rb_free_one(struct nta_pool *pool, void *obj,
+				    unsigned int units, u8 gen,
 				    struct list_head *released)
 {
 	struct nta_block *blk = nta_block_of(obj);
 	unsigned int unit = nta_unit_of(blk, obj);
-	unsigned int units = blk->cls[unit];
 
-	if (unlikely(blk->pool != pool || !units || blk->gen[unit] != gen)) {
+	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
+		     blk->cls[unit] != units || blk->gen[unit] != gen ||
+		     test_bit(unit, blk->pending))) {
 		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
 		return 0;
 	}
@@ -1157,6 +1188,7 @@ static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 		return 0;
 	pos = llist_del_all(&c->rb_inbox);
 	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	rcu_read_lock();
 	for (; pos; pos = next) {
 		if (batches++ == NTA_DRAIN_BLOCKS) {
 			for (last = pos; last->next; last = last->next)
@@ -1168,11 +1200,12 @@ static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 		next = pos->next;
 		b = llist_entry(pos, struct nta_rbatch, node);
 		for (i = 0; i < b->nr; i++)
-			n += nta_rb_free_one(&c->pool, b->obj[i], b->gen[i],
-					     released);
+			n += nta_rb_free_one(&c->pool, b->obj[i], b->units[i],
+					     b->gen[i], released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).rb_returned);
 		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
 	}
+	rcu_read_unlock();
 	return n;
 }
 
@@ -1202,6 +1235,9 @@ static void nta_rb_timer_fn(struct timer_list *t)
 static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
 {
 	unsigned int i;
+
+	/* @owner and @home are CPU numbers in 16 bits. */
+	BUILD_BUG_ON(NR_CPUS > U16_MAX);
 
 	for (i = 0; i < NTA_RB_PER_CPU; i++) {
 		c->rb_mem[i].home = cpu;
@@ -1481,8 +1517,9 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	st->allocs += nta_sum(c, NTA_CTR(allocs));
 	st->frees += nta_sum(c, NTA_CTR(frees));
 	st->remote_frees += nta_sum(c, NTA_CTR(remote_frees));
+	/* Plain increments by the owner: a reader may see one late. */
 	st->remote_atomics += nta_sum(c, NTA_CTR(remote_atomics)) +
-			      READ_ONCE(c->pool.atomics);
+			      data_race(c->pool.atomics);
 	st->drains += nta_sum(c, NTA_CTR(drains));
 	st->kicks += nta_sum(c, NTA_CTR(kicks));
 	st->grows += nta_sum(c, NTA_CTR(grows));
@@ -1948,9 +1985,8 @@ static int nta_cpu_online(unsigned int cpu)
 	if (static_key_enabled(&nta_enabled_key))
 		nta_fill_reserve(cpu);
 
-	/* They may still run where they moved when the CPU went down. */
+	/* It may still run where it moved when the CPU went down. */
 	timer_delete_sync(&c->decay);
-	timer_delete_sync(&c->rb_timer);
 	return 0;
 }
 
@@ -1960,6 +1996,12 @@ static int nta_cpu_online(unsigned int cpu)
  */
 static int nta_cpu_dead(unsigned int cpu)
 {
+	/*
+	 * Still on the dead CPU's timer base (timers move later in the
+	 * teardown): gone before it can move, so that a batch opened when
+	 * the CPU is back arms it afresh.  Its batches are published here.
+	 */
+	timer_delete_sync(&per_cpu(nta_cpu, cpu).rb_timer);
 	nta_drain_dead_pool(cpu);
 	return 0;
 }

@@ -101,7 +101,8 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	/* @cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
-	memset(blk, 0, sizeof(*blk));
+	/* @gen is left as the embedder set it (nta.c: random bytes). */
+	memset(blk, 0, offsetof(struct nta_block, gen));
 	blk->pool = pool;
 	bitmap_set(blk->used, 0, NTA_HDR_UNITS);
 	list_add(&blk->link, &pool->blocks);

@@ -72,7 +72,7 @@ extern unsigned long nta_stranded_delay;
  * for owners that differ modulo NTA_RB_SLOTS.  An open batch waits at most
  * NTA_RB_DELAY before it is published half full.
  */
-#define NTA_RB_MAX		27
+#define NTA_RB_MAX		24
 #define NTA_RB_SLOTS		4
 #define NTA_RB_PER_CPU		8
 #define NTA_RB_DELAY		(HZ >= 100 ? HZ / 100 : 1)
@@ -85,7 +85,11 @@ extern unsigned long nta_stranded_delay;
  * @home: the CPU that owns the batch
  * @nr: objects collected
  * @gen: each object's generation byte (struct nta_block) when it was freed
+ * @units: and its length in units
  * @obj: the objects
+ *
+ * 256 bytes with 64-bit pointers, cache-line aligned: a batch moves between
+ * CPUs, and shares no line with anything else.
  */
 struct nta_rbatch {
 	struct llist_node node;
@@ -93,8 +97,9 @@ struct nta_rbatch {
 	u16 home;
 	u8 nr;
 	u8 gen[NTA_RB_MAX];
+	u8 units[NTA_RB_MAX];
 	void *obj[NTA_RB_MAX];
-};
+} ____cacheline_aligned_in_smp;
 
 /* Tests of the pending-bit path turn batching off; tests set the delay. */
 extern bool nta_remote_batching;
