@@ -584,6 +584,23 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 	c->bin_units += units;
 }
 
+/* The most recently binned object of @units units, handed out, or NULL. */
+static __always_inline void *nta_bin_pop(struct nta_cpu *c,
+					 unsigned int units)
+{
+	void *obj = c->bin[units];
+	struct nta_block *blk;
+
+	if (unlikely(!obj))
+		return NULL;
+	c->bin[units] = nta_bin_next(obj);
+	c->bin_nr[units]--;
+	c->bin_units -= units;
+	blk = nta_block_of(obj);
+	nta_mark_live(blk, nta_unit_of(blk, obj), units);
+	return obj;
+}
+
 /*
  * Give all but the @keep most recently freed objects of a bin back to the
  * core, which merges them with their free neighbours.  Caller holds the
@@ -839,7 +856,10 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	c = this_cpu_ptr(&nta_cpu);
 	mine = nta_slow_take_mark(c);
 	nta_drain_locked(c, mine, &released);
-	obj = __nta_pool_alloc(&c->pool, size);
+	/* The drain may have put objects of this length in their bin. */
+	obj = mine ? nta_bin_pop(c, nta_size_to_units(size)) : NULL;
+	if (!obj)
+		obj = __nta_pool_alloc(&c->pool, size);
 	if (unlikely(!obj) && mine && c->bin_units) {
 		/* Binned objects may merge into a big enough chunk. */
 		nta_bins_flush(c, &released);
@@ -950,7 +970,6 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 void *nta_alloc(unsigned int size, gfp_t gfp)
 {
 	unsigned int units = nta_size_to_units(size);
-	struct nta_block *blk;
 	struct nta_cpu *c;
 	void *obj;
 
@@ -959,16 +978,11 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	c = nta_fast_enter();
 	if (unlikely(!c))
 		return nta_alloc_slow(size, gfp);
-	obj = c->bin[units];
+	obj = nta_bin_pop(c, units);
 	if (unlikely(!obj)) {
 		nta_fast_exit(c);
 		return nta_alloc_slow(size, gfp);
 	}
-	c->bin[units] = nta_bin_next(obj);
-	c->bin_nr[units]--;
-	c->bin_units -= units;
-	blk = nta_block_of(obj);
-	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	c->fast.allocs++;
 	nta_account(c, true, size, 1);
 	nta_fast_exit(c);
@@ -1151,12 +1165,16 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
  * period, so the header may be read here (interrupts are off, or the
  * local lock is a spinlock that is an RCU reader on PREEMPT_RT).
  */
-static unsigned int nta_rb_free_one(struct nta_pool *pool, void *obj,
+static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
+			    struct list_head *released);
+
+static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 				    unsigned int units, u8 gen,
 				    struct list_head *released)
 {
 	struct nta_block *blk = nta_block_of(obj);
 	unsigned int unit = nta_unit_of(blk, obj);
+	struct nta_pool *pool = &c->pool;
 
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
 		     blk->cls[unit] != units || blk->gen[unit] != gen ||
@@ -1164,7 +1182,17 @@ static unsigned int nta_rb_free_one(struct nta_pool *pool, void *obj,
 		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
 		return 0;
 	}
-	/* Wiped only now that the owner has checked it. */
+	/*
+	 * Into the bin for its length, as a local free, so that the owner's
+	 * next allocations of that length take the fast path: a CPU that
+	 * allocates heads another CPU frees gets them back where it looks
+	 * first.  A nested drain leaves the bins alone.  Wiped only now
+	 * that the owner has checked it.
+	 */
+	if (mine && nta_enabled()) {
+		nta_free_to_bin(c, obj, units * NTA_UNIT, released);
+		return 1;
+	}
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
 	nta_free_units(pool, blk, unit, units, released);
@@ -1200,7 +1228,7 @@ static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 		next = pos->next;
 		b = llist_entry(pos, struct nta_rbatch, node);
 		for (i = 0; i < b->nr; i++)
-			n += nta_rb_free_one(&c->pool, b->obj[i], b->units[i],
+			n += nta_rb_free_one(c, mine, b->obj[i], b->units[i],
 					     b->gen[i], released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).rb_returned);
 		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
