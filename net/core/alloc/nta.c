@@ -1265,7 +1265,7 @@ static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
 	unsigned int i;
 
 	/* @owner and @home are CPU numbers in 16 bits. */
-	BUILD_BUG_ON(NR_CPUS > U16_MAX);
+	BUILD_BUG_ON(CONFIG_NR_CPUS > U16_MAX);
 
 	for (i = 0; i < NTA_RB_PER_CPU; i++) {
 		c->rb_mem[i].home = cpu;
@@ -1545,9 +1545,9 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	st->allocs += nta_sum(c, NTA_CTR(allocs));
 	st->frees += nta_sum(c, NTA_CTR(frees));
 	st->remote_frees += nta_sum(c, NTA_CTR(remote_frees));
+	st->remote_atomics += nta_sum(c, NTA_CTR(remote_atomics));
 	/* Plain increments by the owner: a reader may see one late. */
-	st->remote_atomics += nta_sum(c, NTA_CTR(remote_atomics)) +
-			      data_race(c->pool.atomics);
+	st->remote_atomics += data_race(c->pool.atomics);
 	st->drains += nta_sum(c, NTA_CTR(drains));
 	st->kicks += nta_sum(c, NTA_CTR(kicks));
 	st->grows += nta_sum(c, NTA_CTR(grows));

@@ -2402,7 +2402,7 @@ static void nta_batch_hotplug(struct kunit *test)
 	 */
 	t0 = jiffies;
 	do {
-		msleep(10);
+		msleep(20);
 		nta_tstats(&s1);
 	} while (NTA_D(&s0, &s1, frees) < n && time_before(jiffies, t0 + HZ));
 	KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, frees), n);
