@@ -568,6 +568,28 @@ static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool mine)
 	}
 }
 
+/*
+ * A slow path's entry and exit: this CPU's local lock, and its mark unless
+ * the code the slow path interrupted holds it (*@mine says which).
+ */
+static __always_inline struct nta_cpu *nta_slow_lock(unsigned long *flags,
+						     bool *mine)
+{
+	struct nta_cpu *c;
+
+	local_lock_irqsave(&nta_cpu.lock, *flags);
+	c = this_cpu_ptr(&nta_cpu);
+	*mine = nta_slow_take_mark(c);
+	return c;
+}
+
+static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
+					    unsigned long flags)
+{
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+}
+
 /* An object goes into its bin: no longer live, but not merged yet either. */
 static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 					 unsigned int units)
@@ -808,12 +830,10 @@ static void nta_decay_fn(struct timer_list *t)
 		return;
 	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
 	if (READ_ONCE(c->bin_units) && seen == c->decay_seen) {
-		local_lock_irqsave(&nta_cpu.lock, flags);
-		mine = nta_slow_take_mark(c);
+		c = nta_slow_lock(&flags, &mine);
 		if (mine)
 			nta_bins_flush(c, &released);
-		nta_slow_drop_mark(c, mine);
-		local_unlock_irqrestore(&nta_cpu.lock, flags);
+		nta_slow_unlock(c, mine, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
 	}
@@ -852,9 +872,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	void *obj;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	/* The drain may have put objects of this length in their bin. */
 	obj = mine ? nta_bin_pop(c, nta_size_to_units(size)) : NULL;
@@ -876,8 +894,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 		nta_count(c, mine, NTA_CTR(allocs), 1);
 		nta_account(c, mine, size, 1);
 	}
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 
 	nta_flush_reports();
 	if (unlikely(!list_empty(&released)))
@@ -1108,8 +1125,11 @@ static void nta_rb_publish_all(struct nta_cpu *c, bool mine)
  */
 static unsigned int nta_rb_slot(const struct nta_cpu *c, unsigned int owner)
 {
-	unsigned int slot, free = NTA_RB_SLOTS;
+	unsigned int slot = owner % NTA_RB_SLOTS, free = NTA_RB_SLOTS;
 
+	/* Where it usually is: a single compare on the free path. */
+	if (c->rb_open[slot] && c->rb_open[slot]->owner == owner)
+		return slot;
 	for (slot = 0; slot < NTA_RB_SLOTS; slot++) {
 		if (!c->rb_open[slot])
 			free = min(free, slot);
@@ -1208,7 +1228,7 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 				 struct list_head *released)
 {
-	struct llist_node *pos, *next, *last;
+	struct llist_node *pos, *next;
 	unsigned int n = 0, batches = 0, i;
 	struct nta_rbatch *b;
 
@@ -1219,9 +1239,7 @@ static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 	rcu_read_lock();
 	for (; pos; pos = next) {
 		if (batches++ == NTA_DRAIN_BLOCKS) {
-			for (last = pos; last->next; last = last->next)
-				;
-			llist_add_batch(pos, last, &c->rb_inbox);
+			nta_llist_requeue(pos, &c->rb_inbox);
 			nta_count(c, mine, NTA_CTR(remote_atomics), 1);
 			break;
 		}
@@ -1250,14 +1268,12 @@ static void nta_rb_timer_fn(struct timer_list *t)
 
 	if (c != raw_cpu_ptr(&nta_cpu))
 		return;
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	if (mine)
 		nta_rb_publish_all(c, true);
 	else
 		mod_timer(&c->rb_timer, jiffies + 1);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 }
 
 static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
@@ -1362,9 +1378,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 	unsigned long flags;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_object(blk, ptr, size);
 		if (likely(!why)) {
@@ -1380,8 +1394,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 		why = nta_free_remote(c, mine, blk, ptr, size);
 	}
 	nta_drain_locked(c, mine, &released);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 
 	/* Reports print outside the lock: printk may allocate an skb. */
 	nta_flush_reports();
@@ -1611,16 +1624,13 @@ static bool nta_drain_this_cpu(bool trim)
 	unsigned long flags;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	if (trim && mine) {
 		nta_bins_flush(c, &released);
 		nta_pool_trim(&c->pool, &released, UINT_MAX);
 	}
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	return mine;
@@ -1761,15 +1771,12 @@ unsigned int nta_check_this_cpu(char *msg, size_t len)
 	struct nta_cpu *c;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	if (mine)
 		errs = nta_pool_check(&c->pool, msg, len);
 	else
 		strscpy(msg, "called inside the fast path", len);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 	return errs;
 }
 
@@ -1793,9 +1800,7 @@ int nta_poison_test(void)
 	u8 *p = NULL;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	if (mine)
 		p = nta_pool_alloc(&c->pool, 2 * NTA_UNIT);
 	if (p) {
@@ -1804,8 +1809,7 @@ int nta_poison_test(void)
 		nta_check_poison(&c->pool, p, 2);
 		p[NTA_UNIT] = POISON_FREE;
 	}
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	return p ? 0 : -ENOMEM;
@@ -1904,13 +1908,10 @@ static long nta_rb_publish_this_cpu(void *unused)
 	struct nta_cpu *c;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	if (mine)
 		nta_rb_publish_all(c, true);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 	return mine ? 0 : -EBUSY;
 }
 
@@ -2080,15 +2081,12 @@ static unsigned int nta_trim_local(unsigned int max)
 	unsigned int n;
 	bool mine;
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c = this_cpu_ptr(&nta_cpu);
-	mine = nta_slow_take_mark(c);
+	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	if (mine)
 		nta_bins_flush(c, &released);
 	n = nta_pool_trim(&c->pool, &released, max);
-	nta_slow_drop_mark(c, mine);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_slow_unlock(c, mine, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	return n;

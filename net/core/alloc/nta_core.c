@@ -373,16 +373,6 @@ static unsigned int nta_drain_block(struct nta_pool *pool,
 	return count;
 }
 
-/* Put the blocks from @first on back on @pool's remote list. */
-static void nta_requeue_blocks(struct nta_pool *pool, struct llist_node *first)
-{
-	struct llist_node *last = first;
-
-	while (last->next)
-		last = last->next;
-	llist_add_batch(first, last, &pool->remote);
-}
-
 /**
  * nta_pool_drain - free what other CPUs queued for @pool
  * @pool: the pool; the caller is its owner
@@ -408,7 +398,7 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released)
 	pool->atomics++;
 	llist_for_each_safe(pos, next, head) {
 		if (blocks == NTA_DRAIN_BLOCKS) {
-			nta_requeue_blocks(pool, pos);
+			nta_llist_requeue(pos, &pool->remote);
 			pool->atomics++;
 			break;
 		}

@@ -212,6 +212,20 @@ static inline unsigned int nta_unit_of(const struct nta_block *blk,
 	return (ptr - (const void *)blk) >> NTA_UNIT_SHIFT;
 }
 
+/*
+ * Put the nodes from @first on, taken off @head by llist_del_all() and
+ * not all consumed, back on it: one llist_add_batch().
+ */
+static inline void nta_llist_requeue(struct llist_node *first,
+				     struct llist_head *head)
+{
+	struct llist_node *last = first;
+
+	while (last->next)
+		last = last->next;
+	llist_add_batch(first, last, head);
+}
+
 /* The object of @units units at @unit is handed out: a new generation. */
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)

@@ -2265,6 +2265,26 @@ static void nta_tonline(void *data)
 }
 
 /*
+ * A CPU that can go offline (not the first online one) and the first
+ * online CPU, which stays; skip the test when there is none.
+ */
+static void nta_thotplug_pair(struct kunit *test, unsigned int *victim,
+			      unsigned int *survivor)
+{
+	unsigned int cpu;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "CONFIG_HOTPLUG_CPU is off");
+	*survivor = cpumask_first(cpu_online_mask);
+	*victim = nr_cpu_ids;
+	for_each_online_cpu(cpu)
+		if (cpu != *survivor && cpu_is_hotpluggable(cpu))
+			*victim = cpu;
+	if (*victim >= nr_cpu_ids)
+		kunit_skip(test, "no second CPU that can go offline");
+}
+
+/*
  * Take a CPU down with objects queued for it and objects of its pool still
  * live, free those while it is down, bring it back: nothing is lost, the
  * dead pool keeps only blocks with live objects, and its pool works (with
@@ -2272,7 +2292,7 @@ static void nta_tonline(void *data)
  */
 static void nta_cpu_hotplug(struct kunit *test)
 {
-	unsigned int n = 8, victim = nr_cpu_ids, survivor, cpu;
+	unsigned int n = 8, victim, survivor;
 	struct nta_stats s0, s1;
 	struct nta_tobjs *o;
 	unsigned long free0;
@@ -2280,15 +2300,7 @@ static void nta_cpu_hotplug(struct kunit *test)
 	void *p;
 
 	nta_tneed_ready(test);
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
-		kunit_skip(test, "CONFIG_HOTPLUG_CPU is off");
-	for_each_online_cpu(cpu)
-		if (cpu != cpumask_first(cpu_online_mask) &&
-		    cpu_is_hotpluggable(cpu))
-			victim = cpu;
-	if (victim >= nr_cpu_ids)
-		kunit_skip(test, "no second CPU that can go offline");
-	survivor = cpumask_first(cpu_online_mask);
+	nta_thotplug_pair(test, &victim, &survivor);
 
 	nta_tpending_path(test);
 	nta_tpin(test, victim);
@@ -2355,24 +2367,16 @@ static void nta_cpu_hotplug(struct kunit *test)
  */
 static void nta_batch_hotplug(struct kunit *test)
 {
-	unsigned int n = 5, victim = nr_cpu_ids, survivor, cpu, i;
+	unsigned int n = 5, victim, survivor, i;
 	struct nta_tobjs *mine, *theirs;
 	unsigned long free0, t0;
 	struct nta_stats s0, s1;
 	int ret;
 
 	nta_tneed_ready(test);
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
-		kunit_skip(test, "CONFIG_HOTPLUG_CPU is off");
 	if (!READ_ONCE(nta_remote_batching))
 		kunit_skip(test, "remote batching is off");
-	for_each_online_cpu(cpu)
-		if (cpu != cpumask_first(cpu_online_mask) &&
-		    cpu_is_hotpluggable(cpu))
-			victim = cpu;
-	if (victim >= nr_cpu_ids)
-		kunit_skip(test, "no second CPU that can go offline");
-	survivor = cpumask_first(cpu_online_mask);
+	nta_thotplug_pair(test, &victim, &survivor);
 
 	nta_tpin(test, victim);
 	nta_drain_all();
