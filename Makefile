@@ -19,8 +19,9 @@
 #   make pahole                     struct sk_buff size: base vs series
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
-#   make check-extra                make check on a PREEMPT_RT kernel with lockdep
-#                                   (FLAVOUR=rt, out/check-rt/); not part of make check
+#   make check-extra [EXTRA=rt|kcsan]  make check on a PREEMPT_RT kernel with lockdep
+#                                   (out/check-rt/), then on a KCSAN kernel
+#                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
 #   make clean / make distclean     remove builds / all of out/
@@ -74,8 +75,9 @@ check:
 	@$(S)/nta-check.sh
 
 .PHONY: check-extra
+EXTRA ?= rt kcsan
 check-extra:
-	@FLAVOUR=rt $(S)/nta-check.sh
+	@rc=0; for f in $(EXTRA); do FLAVOUR=$$f $(S)/nta-check.sh || rc=1; done; exit $$rc
 
 demo:
 	@$(S)/nta-demo.sh demo

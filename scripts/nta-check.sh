@@ -15,7 +15,8 @@
 #
 # The last line of output is "N passed, N failed"; exit 1 when N failed > 0.
 # FLAVOUR=perf make check runs the same on the perf kernel; make check-extra
-# (FLAVOUR=rt) on a PREEMPT_RT kernel, into out/check-rt/.
+# on a PREEMPT_RT kernel (FLAVOUR=rt, into out/check-rt/) and on a KCSAN
+# kernel (FLAVOUR=kcsan, out/check-kcsan/).
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-debug}
@@ -177,23 +178,41 @@ step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramf
 	abort "initramfs: building out/initramfs.cpio.gz"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
+# The one upstream splat known to hit a netconsole boot at random (about
+# one in eight): printk flushes netconsole, a legacy console, from a
+# hardirq irq_work, so target_list_lock becomes HARDIRQ-safe, and
+# netpoll then takes virtio-net's TX queue lock under it.  No NTA lock
+# is involved; upstream fixed it by making netconsole an NBCON console.
+# upstream_netconsole_splat LOG: true if LOG has that report.
+upstream_netconsole_splat() {
+	grep -q 'WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected' "$1" &&
+		grep -q '(target_list_lock){.*} -> (_xmit_ETHER' "$1"
+}
+
 # boot_plan NAME PLAN [APPEND [OPTS]]: boot the kernel with PLAN (OPTS go
 # to nta-boot.sh), one result for the boot, then per test its TAP lines or
 # its exit status, then the host client's lines.  The console is
-# $CHK/NAME.log.
+# $CHK/NAME.log.  A boot that hit upstream_netconsole_splat (lockdep is
+# off after it) runs once more; the first console is kept as NAME.upstream.txt.
 boot_plan() {
-	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests tb brc blog t
+	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests tb brc blog t try
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
-	banner "boot: $FLAVOUR kernel, plan $plan"
-	tb=$SECONDS
-	NTA_NO_BANNER=1 FLAVOUR=$FLAVOUR "$NTA_ROOT/scripts/nta-boot.sh" -n "$bname" -d "$CHK" -p "$plan" \
-		-t $((240 + 240 * ntests)) -a "ntatimeout=240${append:+ $append}" $opts
-	brc=$?
 	blog=$CHK/$bname.log
+	for try in 1 2; do
+		banner "boot: $FLAVOUR kernel, plan $plan"
+		tb=$SECONDS
+		NTA_NO_BANNER=1 FLAVOUR=$FLAVOUR "$NTA_ROOT/scripts/nta-boot.sh" -n "$bname" -d "$CHK" -p "$plan" \
+			-t $((240 + 240 * ntests)) -a "ntatimeout=240${append:+ $append}" $opts
+		brc=$?
+		[ $try = 1 ] && upstream_netconsole_splat "$blog" || break
+		mv "$blog" "$CHK/$bname.upstream.txt"
+		info "the upstream netconsole lock-order report (not NTA's; lockdep went off):" \
+			"booting once more (first console: out/${CHK#$NTA_OUT/}/$bname.upstream.txt)"
+	done
 	if [ $brc = 0 ]; then
 		result ok "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan in $((SECONDS - tb))s"
 	else
-		result "not ok" "[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/check/$bname.log)"
+		result "not ok" "[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
 	fi
 	for t in $(tr ',' ' ' <<<"$plan"); do
 		test_results "$t" "$blog"
@@ -227,7 +246,7 @@ test_results() {
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 bname=boot-$FLAVOUR
 blog=$CHK/$bname.log
-boot_plan "$bname" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs"
+boot_plan "$bname" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs,mem_pressure"
 
 # 8b. the isolation test in a boot of its own: it makes the page allocator
 # fail on purpose, and the allocator's failure reports must not mask a
@@ -242,6 +261,15 @@ fi
 # both the limit and the machine (issue 15 item 7).  KUnit is not run: it
 # expects the default pools.
 boot_plan "bootparams-$FLAVOUR" "boot_params" "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
+
+# 8c'. initialisation made to fail at its last step (the last CPU's online
+# callback, after the others took their reserves): undone completely
+# (issue 15 item 4); KUnit's nta.nta_init_unwind looks at the pools.
+boot_plan "initfail-$FLAVOUR" "init_unwind" "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"
+
+# 8c''. two NUMA nodes, one CPU each: blocks from each CPU's own node
+# (issue 15 item 5).  Needs CONFIG_NUMA (the debug kernel has it).
+boot_plan "numa-$FLAVOUR" "numa" "kunit.enable=0" -N
 
 # 8d. KASAN's reports on NTA objects (KUnit suite nta_kasan) and hardened
 # usercopy's on an over-long copy, in a boot of their own: a report taints
@@ -281,6 +309,7 @@ kunit_results() {
 }
 kunit_results "$blog" kunit kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan kunit-kasan
+kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail kunit-initfail
 
 # 10. kernel splats in every console: the scanner make demo uses too.
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make kernel FLAVOUR=perf|debug|rt: x86_64 tinyconfig + the fragment(s) in
-# tools/testing/selftests/nta/ (config, and config.<flavour> for debug and
-# rt), built
-# out of tree in out/build-<flavour> from the assembled tree out/tree.
+# make kernel FLAVOUR=perf|debug|rt|kcsan: x86_64 tinyconfig + the fragment(s)
+# in tools/testing/selftests/nta/ (config, and config.<flavour> for the
+# others), built out of tree in out/build-<flavour> from the assembled tree out/tree.
 #
 #   scripts/nta-kernel.sh FLAVOUR        configure, check the config, build bzImage
 #   scripts/nta-kernel.sh FLAVOUR w1     rebuild net/core/alloc/ and net/core/skbuff.o
@@ -13,7 +12,7 @@
 
 flavour=${1:-${FLAVOUR:-perf}}
 mode=${2:-build}
-case $flavour in perf|debug|rt) ;; *) die "FLAVOUR must be perf, debug or rt, not '$flavour'" ;; esac
+case $flavour in perf|debug|rt|kcsan) ;; *) die "FLAVOUR must be perf, debug, rt or kcsan, not '$flavour'" ;; esac
 nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
 
 B=$NTA_OUT/build-$flavour

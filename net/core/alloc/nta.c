@@ -140,8 +140,44 @@ static bool nta_note_grow(gfp_t gfp)
 #endif
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
-static unsigned long *nta_block_map __read_mostly;
 static unsigned long nta_block_map_bits __read_mostly;
+VISIBLE_IF_KUNIT unsigned long *nta_block_map __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(nta_block_map);
+
+#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
+/*
+ * nta_fail_init=map|dead|online makes initialisation fail at that step:
+ * the block map, the dead-CPU hotplug state, or the online callback of
+ * the last CPU (after the others took their reserves).  The KUnit case
+ * nta_init_unwind then checks that nothing stayed behind.
+ */
+unsigned int nta_fail_init;
+EXPORT_SYMBOL_IF_KUNIT(nta_fail_init);
+
+static int __init nta_fail_init_setup(char *str)
+{
+	static const char * const steps[] = { "map", "dead", "online" };
+	int i = match_string(steps, ARRAY_SIZE(steps), str);
+
+	if (i < 0)
+		pr_warn("invalid nta_fail_init=%s, expected map, dead or online; ignored\n",
+			str);
+	else
+		nta_fail_init = NTA_INIT_MAP + i;
+	return 1;
+}
+__setup("nta_fail_init=", nta_fail_init_setup);
+
+static bool nta_init_fault(enum nta_init_step step)
+{
+	return nta_fail_init == step;
+}
+#else
+static bool nta_init_fault(enum nta_init_step step)
+{
+	return false;
+}
+#endif
 
 static void nta_drain_offline(struct work_struct *work);
 static DECLARE_WORK(nta_offline_work, nta_drain_offline);
@@ -454,7 +490,7 @@ static unsigned int nta_small_cache_size __initdata;
 
 /* Objects a bin holds at most, by length in units. */
 static u8 nta_bin_cap[NTA_NR_LISTS] __ro_after_init;
-unsigned long nta_bin_secret __ro_after_init;
+unsigned long nta_link_secret __ro_after_init;
 
 /* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
 static void __init nta_init_kmalloc_units(void)
@@ -713,7 +749,10 @@ static void __cold nta_print_report(const struct nta_report *r)
 	if (!__ratelimit(&nta_report_rs) &&
 	    !(IS_ENABLED(CONFIG_BUG_ON_DATA_CORRUPTION) && warn))
 		return;
-	if (r->bad)
+	if (r->bad == r->ptr)
+		pr_err("free-list links overwritten in free chunk %p (%u bytes)\n",
+		       r->ptr, r->size);
+	else if (r->bad)
 		pr_err("write after free at %p in free chunk %p (%u bytes)\n",
 		       r->bad, r->ptr, r->size);
 	else
@@ -1656,7 +1695,7 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 	DECLARE_BITMAP(seen, NTA_BLOCK_UNITS);
 	unsigned long total = 0, blocks = 0;
 	const struct nta_block *blk;
-	const struct list_head *pos;
+	const struct nta_chunk *pos;
 	unsigned int errs = 0, i;
 
 #define NTA_BAD(fmt, ...)						\
@@ -1665,10 +1704,11 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			snprintf(msg, len, fmt, ##__VA_ARGS__);		\
 	} while (0)
 
-	if (!list_empty(&pool->free[0]) || test_bit(0, pool->nonempty))
+	if (!nta_flist_empty(&pool->free[0]) || test_bit(0, pool->nonempty))
 		NTA_BAD("list 0 in use");
 	for (i = 1; i < NTA_NR_LISTS; i++)
-		if (list_empty(&pool->free[i]) == test_bit(i, pool->nonempty))
+		if (nta_flist_empty(&pool->free[i]) ==
+		    test_bit(i, pool->nonempty))
 			NTA_BAD("list %u: non-empty bit is wrong", i);
 
 	list_for_each_entry(blk, &pool->blocks, link) {
@@ -1698,11 +1738,16 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 					blk, blk->cls[i], i);
 
 		for (i = 1; i < NTA_NR_LISTS; i++) {
-			list_for_each(pos, &pool->free[i]) {
+			const struct nta_chunk *head = &pool->free[i];
+
+			for (pos = nta_chunk_next(head); pos != head;
+			     pos = nta_chunk_next(pos)) {
 				unsigned int unit;
 
 				if (nta_block_of(pos) != blk)
 					continue;
+				if (!nta_chunk_linked(pos))
+					NTA_BAD("chunk %p/%u badly linked", pos, i);
 				unit = ((unsigned long)pos & (NTA_BLOCK_SIZE - 1)) /
 				       NTA_UNIT;
 				if ((unsigned long)pos & (NTA_UNIT - 1) ||
@@ -1743,10 +1788,9 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 		NTA_BAD("nr_blocks %u, list has %lu", pool->nr_blocks, blocks);
 	if (total != pool->free_units)
 		NTA_BAD("free_units %lu, lists say %lu", pool->free_units, total);
-	if (list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]) !=
-	    pool->whole)
-		NTA_BAD("whole %u, list has %zu", pool->whole,
-			list_count_nodes((struct list_head *)&pool->free[NTA_DATA_UNITS]));
+	if (nta_flist_count(&pool->free[NTA_DATA_UNITS]) != pool->whole)
+		NTA_BAD("whole %u, list has %u", pool->whole,
+			nta_flist_count(&pool->free[NTA_DATA_UNITS]));
 #undef NTA_BAD
 	return errs;
 }
@@ -1778,6 +1822,34 @@ unsigned int nta_check_this_cpu(char *msg, size_t len)
 		strscpy(msg, "called inside the fast path", len);
 	nta_slow_unlock(c, mine, flags);
 	return errs;
+}
+
+/**
+ * nta_blocks_this_cpu - where this CPU's blocks live, for nta/nodes
+ * @local: set to how many are on this CPU's memory node (nta_block_node())
+ *
+ * The caller is pinned to the CPU and in task context.
+ *
+ * Return: how many blocks this CPU's pool holds.
+ */
+unsigned int nta_blocks_this_cpu(unsigned int *local)
+{
+	int nid = nta_block_node(smp_processor_id());
+	const struct nta_block *blk;
+	unsigned int n = 0;
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool mine;
+
+	*local = 0;
+	c = nta_slow_lock(&flags, &mine);
+	list_for_each_entry(blk, &c->pool.blocks, link) {
+		n++;
+		if (page_to_nid(virt_to_page(blk)) == nid)
+			(*local)++;
+	}
+	nta_slow_unlock(c, mine, flags);
+	return n;
 }
 
 /**
@@ -2003,6 +2075,10 @@ static int nta_cpu_online(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned long flags;
 
+	if (!READ_ONCE(nta_ready) && nta_init_fault(NTA_INIT_ONLINE) &&
+	    cpu == cpumask_last(cpu_online_mask))
+		return -ENOMEM;
+
 	/* Free what was queued while the CPU was away. */
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	nta_drain_locked(c, false, &released);
@@ -2191,11 +2267,31 @@ static void __init nta_clamp_reserve(void)
 	}
 }
 
+/*
+ * Initialisation failed: undo all of it, so that no hotplug state stays
+ * registered and no memory stays held.  No head was handed out, since
+ * nta_ready was never set; a failed online callback has already been
+ * unregistered by the hotplug core.
+ */
+static void __init nta_init_unwind(int dead_state)
+{
+	unsigned int cpu;
+
+	static_branch_disable(&nta_enabled_key);
+	if (dead_state > 0)
+		cpuhp_remove_state_nocalls(dead_state);
+	for_each_possible_cpu(cpu)
+		nta_drain_dead_pool(cpu);
+	vfree(nta_block_map);
+	nta_block_map = NULL;
+	nta_block_map_bits = 0;
+}
+
 static int __init nta_init(void)
 {
 	struct shrinker *shrinker;
+	int ret, dead = 0;
 	unsigned int cpu;
-	int ret;
 
 	nta_max_blocks = nta_max_bytes / NTA_BLOCK_SIZE;
 	nta_reserve_blocks = nta_reserve_bytes / NTA_BLOCK_SIZE;
@@ -2207,13 +2303,10 @@ static int __init nta_init(void)
 	}
 	nta_clamp_reserve();
 
-	ret = nta_init_block_map();
-	if (ret)
-		goto fail;
 	nta_init_kmalloc_units();
 	nta_init_bin_caps();
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
-		nta_bin_secret = get_random_long();
+		nta_link_secret = get_random_long();
 	for_each_possible_cpu(cpu) {
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
@@ -2226,12 +2319,18 @@ static int __init nta_init(void)
 			    TIMER_DEFERRABLE | TIMER_PINNED);
 		nta_rb_init(c, cpu);
 	}
+	/* After the per-CPU state, which the unwind goes through. */
+	ret = nta_init_fault(NTA_INIT_MAP) ? -ENOMEM : nta_init_block_map();
+	if (ret)
+		goto fail;
 
 	/* Before the online callback runs: nta=off takes no reserve. */
 	if (!nta_boot_enabled)
 		static_branch_disable(&nta_enabled_key);
-	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
-					NULL, nta_cpu_dead);
+	dead = nta_init_fault(NTA_INIT_DEAD) ? -ENOSPC :
+	       cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
+					 NULL, nta_cpu_dead);
+	ret = dead;
 	if (ret < 0)
 		goto fail;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "net/nta:online",
@@ -2256,8 +2355,9 @@ static int __init nta_init(void)
 	return 0;
 
 fail:
-	pr_err("initialisation failed (%d); skb heads use kmalloc\n", ret);
-	static_branch_disable(&nta_enabled_key);
+	nta_init_unwind(dead);
+	pr_err("initialisation failed (%d), undone; skb heads use kmalloc\n",
+	       ret);
 	return 0;
 }
 core_initcall(nta_init);

@@ -52,12 +52,14 @@ static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
 	pool->free_units += units;
 }
 
-static void nta_chunk_del(struct nta_pool *pool, struct nta_block *blk,
+static bool nta_chunk_del(struct nta_pool *pool, struct nta_block *blk,
 			  struct nta_chunk *chunk, unsigned int units)
 {
-	nta_list_del(pool, chunk, units);
+	if (!nta_list_del(pool, chunk, units))
+		return false;
 	blk->free_units -= units;
 	pool->free_units -= units;
+	return true;
 }
 
 /**
@@ -72,7 +74,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 
 	bitmap_zero(pool->nonempty, NTA_NR_LISTS);
 	for (i = 0; i < NTA_NR_LISTS; i++)
-		INIT_LIST_HEAD(&pool->free[i]);
+		nta_flist_init(&pool->free[i]);
 	init_llist_head(&pool->remote);
 	atomic_set(&pool->remote_blocks, 0);
 	INIT_LIST_HEAD(&pool->blocks);
@@ -118,14 +120,16 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
  *
  * The caller owns the block's memory afterwards.
  *
- * Return: false, and the pool untouched, if @blk still has live objects.
+ * Return: false, and the pool untouched, if @blk still has live objects
+ * or its free chunk's links were overwritten (reported).
  */
 bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 {
 	if (WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS))
 		return false;
-	nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
-		      NTA_DATA_UNITS);
+	if (!nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
+			   NTA_DATA_UNITS))
+		return false;
 	list_del(&blk->link);
 	pool->nr_blocks--;
 	return true;
@@ -142,18 +146,19 @@ bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
 			   unsigned int max)
 {
-	struct nta_chunk *chunk, *tmp;
+	struct nta_chunk *head = &pool->free[NTA_DATA_UNITS];
+	struct nta_chunk *chunk, *next;
 	struct nta_block *blk;
 	unsigned int n = 0;
 
-	list_for_each_entry_safe(chunk, tmp, &pool->free[NTA_DATA_UNITS], node) {
+	for (chunk = nta_chunk_next(head); chunk != head; chunk = next) {
 		if (n >= max || pool->nr_blocks <= pool->reserve)
 			break;
+		next = nta_chunk_next(chunk);
 		blk = nta_block_of(chunk);
 		/* Queued by a racing (bad) remote free: the drain releases it. */
-		if (!nta_block_claim(blk))
+		if (!nta_block_claim(blk) || !nta_pool_remove_block(pool, blk))
 			continue;
-		nta_pool_remove_block(pool, blk);
 		list_add(&blk->link, released);
 		n++;
 	}

@@ -24,6 +24,7 @@
 #include <linux/minmax.h>
 #include <linux/poison.h>
 #include <linux/string.h>
+#include <linux/swab.h>
 #include <asm/page.h>
 
 /* One allocation unit: an L1 cache line, so heads stay line aligned. */
@@ -103,6 +104,85 @@ struct nta_block {
 /* Blocks one nta_pool_drain() call takes on; the rest waits on the list. */
 #define NTA_DRAIN_BLOCKS	16
 
+/*
+ * A free chunk, linked through its first unit onto the free list of its
+ * length; a list's head is a chunk in the pool.  The links sit in free
+ * memory beside packet data.  With CONFIG_SLAB_FREELIST_HARDENED each is
+ * stored as SLUB stores its free pointers (freelist_ptr_encode() in
+ * mm/slub.c): XORed with @nta_link_secret and with the byte-swapped
+ * address of the word that holds it, so that bytes read past a
+ * neighbouring head give no kernel address away and bytes written past
+ * one cannot aim a link.  Whatever the config, a chunk is unlinked only
+ * once both its neighbours are seen to link back to it (as
+ * CONFIG_LIST_HARDENED's __list_del_entry_valid() checks); links found
+ * overwritten are reported and left alone.
+ */
+struct nta_chunk {
+	unsigned long next;
+	unsigned long prev;
+};
+
+/* Set once before the first pool; provided by the embedder. */
+extern unsigned long nta_link_secret;
+
+static __always_inline unsigned long nta_link_key(const unsigned long *at)
+{
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		return 0;
+	return nta_link_secret ^ swab((unsigned long)at);
+}
+
+static __always_inline struct nta_chunk *nta_link_get(const unsigned long *at)
+{
+	return (struct nta_chunk *)(*at ^ nta_link_key(at));
+}
+
+static __always_inline void nta_link_set(unsigned long *at,
+					 const struct nta_chunk *to)
+{
+	*at = (unsigned long)to ^ nta_link_key(at);
+}
+
+static __always_inline struct nta_chunk *
+nta_chunk_next(const struct nta_chunk *chunk)
+{
+	return nta_link_get(&chunk->next);
+}
+
+static __always_inline struct nta_chunk *
+nta_chunk_prev(const struct nta_chunk *chunk)
+{
+	return nta_link_get(&chunk->prev);
+}
+
+static inline void nta_flist_init(struct nta_chunk *head)
+{
+	nta_link_set(&head->next, head);
+	nta_link_set(&head->prev, head);
+}
+
+static __always_inline bool nta_flist_empty(const struct nta_chunk *head)
+{
+	return nta_chunk_next(head) == head;
+}
+
+static inline unsigned int nta_flist_count(const struct nta_chunk *head)
+{
+	const struct nta_chunk *pos;
+	unsigned int n = 0;
+
+	for (pos = nta_chunk_next(head); pos != head; pos = nta_chunk_next(pos))
+		n++;
+	return n;
+}
+
+/* Both neighbours of @chunk link back to it. */
+static __always_inline bool nta_chunk_linked(const struct nta_chunk *chunk)
+{
+	return nta_chunk_prev(nta_chunk_next(chunk)) == chunk &&
+	       nta_chunk_next(nta_chunk_prev(chunk)) == chunk;
+}
+
 /**
  * struct nta_pool - one CPU's allocator state
  * @nonempty: bit i set when list i of @free is not empty
@@ -123,7 +203,7 @@ struct nta_block {
  */
 struct nta_pool {
 	unsigned long nonempty[BITS_TO_LONGS(NTA_NR_LISTS)];
-	struct list_head free[NTA_NR_LISTS];
+	struct nta_chunk free[NTA_NR_LISTS];
 	struct llist_head remote;
 	atomic_t remote_blocks;
 	struct list_head blocks;
@@ -181,8 +261,10 @@ const char *nta_bad_free_reason(enum nta_bad_free why);
  * Provided by the code that embeds the core (nta.c in the kernel, the
  * harness in tools/testing/nta).  nta_report_poison() is called when
  * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
- * write after free; nta_report_bad_free() when the owner's drain finds an
- * object that another CPU queued with the wrong size.
+ * write after free (@bad the first byte found), and with @bad == @chunk
+ * when a free chunk's links were found overwritten; nta_report_bad_free()
+ * when the owner's drain finds an object that another CPU queued with the
+ * wrong size.
  */
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad);
@@ -195,11 +277,6 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
  * per-CPU glue make no call into the core on their way; nta_core.c wraps
  * them as nta_pool_alloc() and nta_pool_free_checked() for everyone else.
  */
-
-/* A free chunk, linked through its first unit. */
-struct nta_chunk {
-	struct list_head node;
-};
 
 static inline void *nta_unit_addr(struct nta_block *blk, unsigned int unit)
 {
@@ -310,54 +387,56 @@ static __always_inline void nta_mark(unsigned long *map, unsigned int unit,
 }
 
 /*
- * Free chunks are poisoned for KASAN (nta.c), their links included, and
- * the checks of CONFIG_DEBUG_LIST (lib/list_debug.c, instrumented) read
- * the links of the neighbouring chunks: those reads are NTA's own.
- */
-static __always_inline void nta_links_begin(void)
-{
-	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && IS_ENABLED(CONFIG_DEBUG_LIST))
-		kasan_disable_current();
-}
-
-static __always_inline void nta_links_end(void)
-{
-	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && IS_ENABLED(CONFIG_DEBUG_LIST))
-		kasan_enable_current();
-}
-
-/*
  * Free-list links, without the unit counts: the fast paths settle those
- * once per operation, not once per list they touch.
+ * once per operation, not once per list they touch.  The list's first
+ * chunk must link back to the head before the new one goes in front of
+ * it; if it does not, the chunk is reported and stays off the lists.
  */
 static __always_inline void nta_list_add(struct nta_pool *pool,
 					 struct nta_block *blk,
 					 unsigned int unit, unsigned int units)
 {
 	struct nta_chunk *chunk = nta_unit_addr(blk, unit);
+	struct nta_chunk *head = &pool->free[units];
+	struct nta_chunk *first = nta_chunk_next(head);
 
+	if (unlikely(nta_chunk_prev(first) != head)) {
+		nta_report_poison(pool, first, 1, first);
+		return;
+	}
 	/* LIFO: the chunk freed last is the one most likely still in cache. */
-	nta_links_begin();
-	list_add(&chunk->node, &pool->free[units]);
-	nta_links_end();
+	nta_link_set(&chunk->next, first);
+	nta_link_set(&chunk->prev, head);
+	nta_link_set(&first->prev, chunk);
+	nta_link_set(&head->next, chunk);
 	__set_bit(units, pool->nonempty);
 	if (units == NTA_DATA_UNITS)
 		pool->whole++;
 }
 
-static __always_inline void nta_list_del(struct nta_pool *pool,
+/* Return: false, nothing written, when @chunk's links were overwritten. */
+static __always_inline bool nta_list_del(struct nta_pool *pool,
 					 struct nta_chunk *chunk,
 					 unsigned int units)
 {
-	nta_links_begin();
-	list_del(&chunk->node);
-	nta_links_end();
-	if (list_empty(&pool->free[units]))
+	struct nta_chunk *next, *prev;
+
+	if (unlikely(!nta_chunk_linked(chunk))) {
+		nta_report_poison(pool, chunk, units, chunk);
+		return false;
+	}
+	next = nta_chunk_next(chunk);
+	prev = nta_chunk_prev(chunk);
+	nta_link_set(&prev->next, next);
+	nta_link_set(&next->prev, prev);
+	/* Only in a list of the head and @chunk are both neighbours one. */
+	if (next == prev)
 		__clear_bit(units, pool->nonempty);
 	if (units == NTA_DATA_UNITS)
 		pool->whole--;
-	/* The link is inside an object or a merged chunk now: poison it. */
+	/* The links are inside an object or a merged chunk now: poison them. */
 	nta_poison(chunk, sizeof(*chunk));
+	return true;
 }
 
 static inline void nta_check_poison(const struct nta_pool *pool, void *obj,
@@ -393,10 +472,11 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 	if (unlikely(len >= NTA_NR_LISTS))
 		return NULL;
 
-	chunk = list_first_entry(&pool->free[len], struct nta_chunk, node);
+	chunk = nta_chunk_next(&pool->free[len]);
+	if (unlikely(!nta_list_del(pool, chunk, len)))
+		return NULL;
 	blk = nta_block_of(chunk);
 	unit = nta_unit_of(blk, chunk);
-	nta_list_del(pool, chunk, len);
 	if (len > units)
 		nta_list_add(pool, blk, unit + units, len - units);
 	blk->free_units -= units;
@@ -462,10 +542,8 @@ static __always_inline void nta_release_if_spare(struct nta_pool *pool,
 {
 	if (blk->free_units == NTA_DATA_UNITS &&
 	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares &&
-	    nta_block_claim(blk)) {
-		nta_pool_remove_block(pool, blk);
+	    nta_block_claim(blk) && nta_pool_remove_block(pool, blk))
 		list_add(&blk->link, released);
-	}
 }
 
 /*
@@ -488,15 +566,15 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 
 	/* Free chunks are maximal runs of clear bits: find the neighbours. */
 	edge = nta_next_used(blk, end);
-	if (edge > end) {
-		nta_list_del(pool, nta_unit_addr(blk, end), edge - end);
+	if (edge > end &&
+	    likely(nta_list_del(pool, nta_unit_addr(blk, end), edge - end)))
 		end = edge;
-	}
 	/* The header's units are always used, so first - 1 exists. */
 	if (!test_bit(first - 1, blk->used)) {
 		edge = nta_prev_used(blk, first) + 1;
-		nta_list_del(pool, nta_unit_addr(blk, edge), first - edge);
-		first = edge;
+		if (likely(nta_list_del(pool, nta_unit_addr(blk, edge),
+					first - edge)))
+			first = edge;
 	}
 	nta_list_add(pool, blk, first, end - first);
 	blk->free_units += units;

@@ -12,7 +12,6 @@
 #include <linux/percpu.h>
 #include <linux/shrinker.h>
 #include <linux/skbuff.h>
-#include <linux/swab.h>
 #include <linux/timer.h>
 
 #include "nta_core.h"
@@ -109,7 +108,8 @@ extern unsigned long nta_rb_delay;
  * struct nta_report - a report found under the local lock, printed after it
  * @nr: reports recorded since the last print; only the first is kept
  * @ptr: the pointer of a refused free, or the free chunk with bad poison
- * @bad: the first overwritten byte of a poison report, else NULL
+ * @bad: the first overwritten byte of a poison report; @ptr itself when a
+ *	free chunk's links were found overwritten; else NULL
  * @size: the refused free's size (0 when not known) or the chunk's size
  * @why: why the free was refused
  *
@@ -197,21 +197,14 @@ extern unsigned int nta_max_blocks;
 extern bool nta_warn_bad_free;
 
 /*
- * A binned object's first word links it to the next object in its bin.
- * With CONFIG_SLAB_FREELIST_HARDENED it is stored as SLUB stores its free
- * pointers (freelist_ptr_encode() in mm/slub.c): XORed with a secret and
- * with the byte-swapped address of the word, so that bytes leaked from a
- * free object do not give a pointer away and an overflow into one does
- * not plant a usable one.
+ * A binned object's first word links it to the next object in its bin,
+ * stored as the core stores free-list links (struct nta_chunk): with
+ * CONFIG_SLAB_FREELIST_HARDENED, XORed with a secret and with the
+ * byte-swapped address of the word.
  */
-extern unsigned long nta_bin_secret;
-
 static __always_inline void *nta_bin_link(const void *obj, const void *ptr)
 {
-	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
-		return (void *)ptr;
-	return (void *)((unsigned long)ptr ^ nta_bin_secret ^
-			swab((unsigned long)obj));
+	return (void *)((unsigned long)ptr ^ nta_link_key(obj));
 }
 
 /* The object after @obj in its bin, or NULL. */
@@ -242,6 +235,17 @@ struct nta_tgrow {
 
 extern struct nta_tgrow nta_tgrow;
 
+/* Where nta_fail_init= makes initialisation fail (KUnit nta_init_unwind). */
+enum nta_init_step {
+	NTA_INIT_OK,
+	NTA_INIT_MAP,
+	NTA_INIT_DEAD,
+	NTA_INIT_ONLINE,
+};
+
+extern unsigned int nta_fail_init;
+extern unsigned long *nta_block_map;
+
 /*
  * Every NTA object is an skb head, and skb_head_alloc() gives the whole
  * object to __build_skb_around(), so each ends with its skb_shared_info.
@@ -265,6 +269,7 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			    size_t len);
 #endif
 unsigned int nta_check_this_cpu(char *msg, size_t len);
+unsigned int nta_blocks_this_cpu(unsigned int *local);
 int nta_poison_test(void);
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */

@@ -103,7 +103,7 @@ static void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 {
 	const struct nta_block *blk;
 	struct llist_node *node;
-	const struct list_head *pos;
+	const struct nta_chunk *pos;
 	unsigned int len;
 
 	memset(s, 0, sizeof(*s));
@@ -130,7 +130,10 @@ static void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 	}
 
 	for (len = 1; len < NTA_NR_LISTS; len++) {
-		list_for_each(pos, &pool->free[len]) {
+		const struct nta_chunk *head = &pool->free[len];
+
+		for (pos = nta_chunk_next(head); pos != head;
+		     pos = nta_chunk_next(pos)) {
 			if (s->nr_chunks == NTA_TSNAP_CHUNKS) {
 				s->overflow = true;
 				break;
@@ -308,9 +311,9 @@ static void *nta_tunit_addr(const void *blk, unsigned int unit)
 /* The first chunk on list @units, or NULL. */
 static void *nta_tlist_first(const struct nta_pool *pool, unsigned int units)
 {
-	if (list_empty(&pool->free[units]))
+	if (nta_flist_empty(&pool->free[units]))
 		return NULL;
-	return pool->free[units].next;
+	return nta_chunk_next(&pool->free[units]);
 }
 
 /*
@@ -428,7 +431,7 @@ static void nta_core_split_merge(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, first, obj[t->chunk_obj]);
 	chunks = 0;
 	for (i = 1; i < NTA_NR_LISTS; i++)
-		chunks += list_count_nodes(&pool->free[i]);
+		chunks += nta_flist_count(&pool->free[i]);
 	KUNIT_EXPECT_EQ(test, chunks, t->nr_chunks);
 	KUNIT_EXPECT_EQ(test, blk->free_units, pool->free_units);
 }
@@ -632,7 +635,7 @@ static void nta_core_fill_free_random(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "%s", msg);
 	KUNIT_EXPECT_EQ(test, pool->free_units, NTA_DATA_UNITS);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(pool->nonempty, NTA_NR_LISTS), 1);
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&pool->free[NTA_DATA_UNITS]), 1);
+	KUNIT_EXPECT_EQ(test, nta_flist_count(&pool->free[NTA_DATA_UNITS]), 1);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(nta_block_of(objs[0])->used,
 					    NTA_BLOCK_UNITS), NTA_HDR_UNITS);
 }
@@ -657,7 +660,7 @@ static void nta_core_release_above_reserve(struct kunit *test)
 	/* The first wholly free block above the reserve is the spare. */
 	KUNIT_EXPECT_EQ(test, nta_tfree(pool, big[0], NTA_MAX_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 4);
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&pool->free[NTA_DATA_UNITS]), 1);
+	KUNIT_EXPECT_EQ(test, nta_flist_count(&pool->free[NTA_DATA_UNITS]), 1);
 	/* Further ones go back at once. */
 	KUNIT_EXPECT_EQ(test, nta_tfree(pool, big[1], NTA_MAX_SIZE), 1);
 	KUNIT_EXPECT_EQ(test, pool->nr_blocks, 3);
@@ -933,6 +936,98 @@ static void nta_core_poison(struct kunit *test)
 	NTA_EXPECT_POOL_OK(test, pool);
 }
 
+/*
+ * Aim @chunk's links at @next and @prev, as an overflow would; encoded, as
+ * if the writer knew the secret (a plain pointer decodes to garbage, and
+ * following that faults before any check could refuse it).
+ */
+static void nta_tplant_links(struct nta_chunk *chunk, const void *next,
+			     const void *prev)
+{
+	kasan_disable_current();
+	nta_link_set(&chunk->next, next);
+	nta_link_set(&chunk->prev, prev);
+	kasan_enable_current();
+}
+
+static void nta_trestore_links(struct nta_chunk *chunk,
+			       const struct nta_chunk *saved)
+{
+	kasan_disable_current();
+	*chunk = *saved;
+	kasan_enable_current();
+}
+
+/*
+ * Free-list links in free memory: encoded with CONFIG_SLAB_FREELIST_HARDENED,
+ * and links that an overflow rewrote are refused on the way out (allocation)
+ * and on a merge (a neighbour freed): reported, nothing written through
+ * them, so neither the planted target nor the pool changes.
+ */
+static void nta_core_links_hardened(struct kunit *test)
+{
+	struct nta_tsnap *before = nta_tsnap_alloc(test);
+	unsigned long victim[2] = { 0, 0 }, plain;
+	struct nta_chunk *chunk, saved;
+	struct nta_pool *pool;
+	void *a, *guard, *b;
+	int reports;
+
+	pool = nta_tpool(test, 1, 1);
+	a = nta_pool_alloc(pool, 2 * NTA_UNIT);
+	guard = nta_pool_alloc(pool, NTA_UNIT);
+	b = nta_pool_alloc(pool, 3 * NTA_UNIT);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, guard);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	/* Between the header and @guard: alone on the list of 2 units. */
+	nta_tfree(pool, a, 2 * NTA_UNIT);
+	chunk = a;
+	KUNIT_ASSERT_PTR_EQ(test, nta_chunk_next(&pool->free[2]), chunk);
+	KUNIT_ASSERT_PTR_EQ(test, nta_chunk_prev(&pool->free[2]), chunk);
+	KUNIT_EXPECT_TRUE(test, nta_chunk_linked(chunk));
+	kasan_disable_current();
+	saved = *chunk;
+	kasan_enable_current();
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) {
+		KUNIT_EXPECT_NE(test, saved.next, (unsigned long)&pool->free[2]);
+		KUNIT_EXPECT_NE(test, saved.prev, (unsigned long)&pool->free[2]);
+		KUNIT_EXPECT_NE(test, saved.next, saved.prev);
+		/* A plain pointer written as a link does not decode to itself. */
+		plain = (unsigned long)victim;
+		KUNIT_EXPECT_PTR_NE(test, nta_link_get(&plain),
+				    (struct nta_chunk *)victim);
+	} else {
+		KUNIT_EXPECT_EQ(test, saved.next, (unsigned long)&pool->free[2]);
+		KUNIT_EXPECT_EQ(test, saved.prev, (unsigned long)&pool->free[2]);
+	}
+	nta_tsnap_take(pool, before);
+
+	/* Plain pointers aimed at @victim: the allocation refuses the chunk. */
+	nta_tplant_links(chunk, victim, &pool->free[2]);
+	reports = atomic_read(&nta_poison_reports);
+	KUNIT_EXPECT_NULL(test, nta_pool_alloc(pool, 2 * NTA_UNIT));
+	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
+	KUNIT_EXPECT_EQ(test, victim[0] | victim[1], 0);
+	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(chunk),
+			    (struct nta_chunk *)victim);
+	nta_trestore_links(chunk, &saved);
+	nta_tpool_expect_intact(test, pool, before);
+
+	/* The same links met by a merge: @guard is freed alone instead. */
+	nta_tplant_links(chunk, &pool->free[2], victim);
+	nta_tfree(pool, guard, NTA_UNIT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 2);
+	KUNIT_EXPECT_EQ(test, victim[0] | victim[1], 0);
+	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_prev(chunk),
+			    (struct nta_chunk *)victim);
+	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(&pool->free[1]),
+			    (struct nta_chunk *)guard);
+	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(&pool->free[2]), chunk);
+	/* Links as they were; two free neighbours: no longer a valid pool. */
+	nta_trestore_links(chunk, &saved);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Per-CPU glue helpers                                                   */
 
@@ -1189,6 +1284,39 @@ static void nta_tneed_ready(struct kunit *test)
 
 /* ---------------------------------------------------------------------- */
 /* nta: the per-CPU allocator                                             */
+
+/*
+ * Booted with nta_fail_init=map|dead|online (make check boots one with
+ * "online": the last CPU's online callback fails after the others took
+ * their reserves): initialisation was undone.  No block map, no block in
+ * any CPU's pool, NTA off for good (the switch says -ENODEV), and skb
+ * heads come from kmalloc.  The boot's guest test checks that no
+ * "net/nta" hotplug state is left registered.
+ */
+static void nta_init_unwind(struct kunit *test)
+{
+	struct sk_buff *skb;
+	unsigned int cpu;
+
+	if (!nta_fail_init)
+		kunit_skip(test, "boot with nta_fail_init=map|dead|online to run");
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(nta_ready));
+	KUNIT_EXPECT_FALSE(test, nta_enabled());
+	KUNIT_EXPECT_NULL(test, nta_block_map);
+	for_each_possible_cpu(cpu) {
+		const struct nta_pool *pool = &nta_tcpu(cpu)->pool;
+
+		KUNIT_EXPECT_EQ_MSG(test, pool->nr_blocks, 0, "CPU %u", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, pool->free_units, 0, "CPU %u", cpu);
+		KUNIT_EXPECT_TRUE_MSG(test, list_empty(&pool->blocks), "CPU %u",
+				      cpu);
+	}
+	skb = alloc_skb(256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_FALSE(test, nta_owns(skb->head));
+	KUNIT_EXPECT_EQ(test, skb->__tsize, 0);
+	kfree_skb(skb);
+}
 
 struct nta_tsize {
 	const char *name;
@@ -3603,6 +3731,7 @@ static struct kunit_case nta_core_cases[] = {
 	KUNIT_CASE(nta_core_remote_queue),
 	KUNIT_CASE_PARAM(nta_core_bad_free, nta_tbad_gen_params),
 	KUNIT_CASE(nta_core_poison),
+	KUNIT_CASE(nta_core_links_hardened),
 	{}
 };
 
@@ -3614,6 +3743,7 @@ static struct kunit_suite nta_core_suite = {
 };
 
 static struct kunit_case nta_cases[] = {
+	KUNIT_CASE(nta_init_unwind),
 	KUNIT_CASE_PARAM(nta_alloc_sizes, nta_tsize_gen_params),
 	KUNIT_CASE(nta_alloc_no_overlap),
 	KUNIT_CASE(nta_alloc_zero),

@@ -28,6 +28,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
+#include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -366,6 +367,33 @@ static int nta_check_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(nta_check);
 
+static long nta_nodes_fn(void *local)
+{
+	return nta_blocks_this_cpu(local);
+}
+
+/*
+ * nta/nodes: per online CPU, its memory node, the blocks its pool holds
+ * and how many of them are on that node: all of them, unless the node had
+ * no free memory when a block was allocated (the page allocator then takes
+ * the nearest node that has).
+ */
+static int nta_nodes_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, local;
+	long n;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		n = work_on_cpu(cpu, nta_nodes_fn, &local);
+		seq_printf(m, "cpu%u node %d blocks %ld local %u\n", cpu,
+			   cpu_to_mem(cpu), n, local);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nta_nodes);
+
 static int __init nta_stats_init(void)
 {
 	struct dentry *dir;
@@ -378,6 +406,7 @@ static int __init nta_stats_init(void)
 	debugfs_create_file("summary", 0444, dir, NULL, &nta_summary_fops);
 	debugfs_create_file("percpu", 0444, dir, NULL, &nta_percpu_fops);
 	debugfs_create_file("drain", 0200, dir, NULL, &nta_drain_fops);
+	debugfs_create_file("nodes", 0444, dir, NULL, &nta_nodes_fops);
 	if (IS_ENABLED(CONFIG_NTA_DEBUG)) {
 		debugfs_create_file("bad_free_test", 0200, dir, NULL,
 				    &nta_bad_free_test_fops);

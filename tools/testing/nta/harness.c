@@ -130,6 +130,7 @@ unsigned int rng_skb_size(struct rng *r)
 /* ---- embedder ---- */
 
 struct hcpu h_cpus[H_MAX_CPUS];
+unsigned long nta_link_secret;
 atomic_t h_blocks_live;
 atomic_t h_poison_reports;
 const void *h_last_poison_chunk, *h_last_poison_bad;
@@ -475,13 +476,13 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 	/* The lists: every chunk a maximal free run of a pool block, once. */
 	max_steps = st.free_chunks + 1;
 	for (len = 1; len < NTA_NR_LISTS && steps <= max_steps; len++) {
-		const struct list_head *head = &pool->free[len], *pos;
+		const struct nta_chunk *head = &pool->free[len], *pos;
 
-		if (test_bit(len, pool->nonempty) == list_empty(head))
+		if (test_bit(len, pool->nonempty) == nta_flist_empty(head))
 			BAD("list %u: nonempty bit %d, list %s", len,
 			    test_bit(len, pool->nonempty),
-			    list_empty(head) ? "empty" : "not empty");
-		for (pos = head->next; pos != head; pos = pos->next) {
+			    nta_flist_empty(head) ? "empty" : "not empty");
+		for (pos = nta_chunk_next(head); pos != head; pos = nta_chunk_next(pos)) {
 			long bi = find_block(sorted, n, nta_block_of(pos));
 			unsigned int unit = h_unit(pos);
 			struct blk_acc *a;
@@ -501,7 +502,7 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 				BAD("list %u: chunk %p (unit %u) misplaced", len, pos, unit);
 				break;
 			}
-			if (pos->next->prev != pos || pos->prev->next != pos)
+			if (!nta_chunk_linked(pos))
 				BAD("list %u: chunk %p badly linked", len, pos);
 			if (find_next_bit(blk->used, unit + len, unit) != unit + len)
 				BAD("list %u: chunk %p units %u..%u have used bits",
@@ -566,20 +567,22 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 bool h_chunk_listed(const struct nta_pool *pool, const struct nta_block *blk,
 		    unsigned int unit, unsigned int len)
 {
-	const struct list_head *node = h_unit_addr((struct nta_block *)blk, unit);
-	const struct list_head *lo = &pool->free[0], *hi = &pool->free[NTA_NR_LISTS];
-	const struct list_head *pos;
+	const struct nta_chunk *node = h_unit_addr((struct nta_block *)blk, unit);
+	const struct nta_chunk *lo = &pool->free[0], *hi = &pool->free[NTA_NR_LISTS];
+	const struct nta_chunk *pos;
 	unsigned int steps;
 
 	if (!len || len > NTA_DATA_UNITS || !test_bit(len, pool->nonempty))
 		return false;
-	if (node->next->prev != node || node->prev->next != node)
+	if (!nta_chunk_linked(node))
 		return false;
 	/* Chunks go on the front of their list, so this is usually one step. */
-	for (pos = node->prev, steps = 0; steps < 4096; pos = pos->prev, steps++)
+	for (pos = nta_chunk_prev(node), steps = 0; steps < 4096;
+	     pos = nta_chunk_prev(pos), steps++)
 		if (pos >= lo && pos < hi)
 			return pos == &pool->free[len];
-	for (pos = node->next, steps = 0; steps < 1u << 20; pos = pos->next, steps++)
+	for (pos = nta_chunk_next(node), steps = 0; steps < 1u << 20;
+	     pos = nta_chunk_next(pos), steps++)
 		if (pos >= lo && pos < hi)
 			return pos == &pool->free[len];
 	return false;

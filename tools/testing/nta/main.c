@@ -6,7 +6,9 @@
  * Environment: SEED= (model test seed), OPS= (model test operations),
  * ONLY= (run only tests whose name contains this string).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -31,12 +33,16 @@ int main(void)
 	double t0 = now_sec();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* As the kernel does once at boot: a secret for free-list links. */
+	nta_link_secret = ((unsigned long)rand() << 33) ^ (unsigned long)time(NULL) ^
+			  (unsigned long)&only;
 	for (i = 0; i < ARRAY_SIZE(groups); i++)
 		for (t = groups[i]; t->name; t++)
 			total += wanted(t, only);
 	printf("TAP version 13\n1..%u\n", total);
-	t_note("variant %s: CONFIG_NTA_DEBUG=%d, block %lu B, unit %u B, header %lu units, max object %lu B",
-	       NTA_VARIANT, IS_ENABLED(CONFIG_NTA_DEBUG), NTA_BLOCK_SIZE, NTA_UNIT,
+	t_note("variant %s: CONFIG_NTA_DEBUG=%d, CONFIG_SLAB_FREELIST_HARDENED=%d, block %lu B, unit %u B, header %lu units, max object %lu B",
+	       NTA_VARIANT, IS_ENABLED(CONFIG_NTA_DEBUG),
+	       IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED), NTA_BLOCK_SIZE, NTA_UNIT,
 	       (unsigned long)NTA_HDR_UNITS, (unsigned long)NTA_MAX_SIZE);
 	for (i = 0; i < ARRAY_SIZE(groups); i++) {
 		for (t = groups[i]; t->name; t++) {

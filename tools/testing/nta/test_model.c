@@ -283,7 +283,7 @@ static void test_model(void)
 		if ((op & 4095) == 4095) {
 			trims += h_trim(c);
 			if (c->pool.nr_blocks > c->pool.reserve &&
-			    !list_empty(&c->pool.free[NTA_DATA_UNITS])) {
+			    !nta_flist_empty(&c->pool.free[NTA_DATA_UNITS])) {
 				t_fail(__FILE__, __LINE__,
 				       "op %lu: trim left a wholly free block, %u blocks over a reserve of %u",
 				       op, c->pool.nr_blocks, c->pool.reserve);

@@ -91,7 +91,7 @@ static bool u_chunk(struct nta_block *blk, unsigned int unit, unsigned int len)
 
 static bool u_list_empty(unsigned int len)
 {
-	return EXPECT(list_empty(&c->pool.free[len]) &&
+	return EXPECT(nta_flist_empty(&c->pool.free[len]) &&
 		      !test_bit(len, c->pool.nonempty),
 		      "free[%u] should be empty", len);
 }
