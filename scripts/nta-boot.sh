@@ -4,9 +4,11 @@
 # with virtio-net on user networking (restrict=on: the guest reaches nothing
 # outside; hostfwd binds 127.0.0.1 only), under a hard timeout.
 #
-#   scripts/nta-boot.sh [-k bzImage] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]
+#   scripts/nta-boot.sh [-k bzImage] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N] [-I]
 #
 # -N: two NUMA nodes of 512 MiB, CPU 0 on node 0 and CPU 1 on node 1.
+# -I: deterministic instruction counting (one TCG thread, -icount
+#     shift=0,sleep=off): a guest nanosecond is one guest instruction.
 # -u: netconsole.  The guest may send UDP to 10.0.2.2:<port>, which user
 # networking hands to 127.0.0.1:<port> here (restrict=off for this boot, so
 # that its UDP gets out at all); what arrives is written to
@@ -38,13 +40,15 @@ FLAVOUR=${FLAVOUR:-perf}
 kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
 name=boot outdir=$NTA_OUT/boot tmo=900 plan=${NTAPLAN:-} append= ucap= numa=()
-while getopts k:i:n:d:t:p:a:uN o; do
+accel=(-accel tcg)
+while getopts k:i:n:d:t:p:a:uNI o; do
 	case $o in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; n) name=$OPTARG ;; d) outdir=$OPTARG ;;
 	t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
 	N) numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
 		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1) ;;
-	*) die "usage: $0 [-k bzImage] [-i initrd] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]" ;;
+	I) accel=(-accel tcg,thread=single -icount shift=0,sleep=off) ;;
+	*) die "usage: $0 [-k bzImage] [-i initrd] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N] [-I]" ;;
 	esac
 done
 [ -f "$kernel" ] || die "no kernel $kernel: run 'make kernel FLAVOUR=$FLAVOUR'"
@@ -70,7 +74,7 @@ if [ -n "$ucap" ]; then
 	append="$append ntanetcons=$uport"
 fi
 
-qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m 1G "${numa[@]}" -no-reboot -nographic
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 1G "${numa[@]}" -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
 	-netdev "user,id=n0,restrict=$restrict,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)

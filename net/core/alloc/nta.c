@@ -140,9 +140,9 @@ static bool nta_note_grow(gfp_t gfp)
 #endif
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
-static unsigned long nta_block_map_bits __read_mostly;
-VISIBLE_IF_KUNIT unsigned long *nta_block_map __read_mostly;
-EXPORT_SYMBOL_IF_KUNIT(nta_block_map);
+VISIBLE_IF_KUNIT unsigned long nta_block_map_bits __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(nta_block_map_bits);
+static unsigned long *nta_block_map __read_mostly;
 
 #if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
 /*
@@ -151,7 +151,7 @@ EXPORT_SYMBOL_IF_KUNIT(nta_block_map);
  * the last CPU (after the others took their reserves).  The KUnit case
  * nta_init_unwind then checks that nothing stayed behind.
  */
-unsigned int nta_fail_init;
+unsigned int nta_fail_init __ro_after_init;
 EXPORT_SYMBOL_IF_KUNIT(nta_fail_init);
 
 static int __init nta_fail_init_setup(char *str)
@@ -922,7 +922,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 		nta_bins_flush(c, &released);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
-	*may_grow = c->pool.nr_blocks < nta_max_blocks;
+	*may_grow = c->pool.nr_blocks < nta_max_blocks && !c->pool.broken;
 	if (unlikely(!obj) && *blk && *may_grow) {
 		nta_pool_add_block(&c->pool, *blk);
 		*blk = NULL;
@@ -1643,7 +1643,10 @@ void nta_get_stats(struct nta_stats *stats, int cpu)
 		nta_add_cpu_stats(stats, i);
 }
 
-/* Called under the lock by CONFIG_NTA_DEBUG's check of a free chunk. */
+/*
+ * Called under the lock by CONFIG_NTA_DEBUG's check of a free chunk, and
+ * when free-list links are found overwritten (@bad == @chunk).
+ */
 void nta_report_poison(const struct nta_pool *pool, const void *chunk,
 		       unsigned int units, const void *bad)
 {
@@ -1704,6 +1707,10 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			snprintf(msg, len, fmt, ##__VA_ARGS__);		\
 	} while (0)
 
+	if (pool->broken) {
+		NTA_BAD("quarantined: free-list links were overwritten");
+		return errs;
+	}
 	if (!nta_flist_empty(&pool->free[0]) || test_bit(0, pool->nonempty))
 		NTA_BAD("list 0 in use");
 	for (i = 1; i < NTA_NR_LISTS; i++)
@@ -1746,8 +1753,10 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 
 				if (nta_block_of(pos) != blk)
 					continue;
-				if (!nta_chunk_linked(pos))
+				if (!nta_chunk_linked(pool, pos)) {
 					NTA_BAD("chunk %p/%u badly linked", pos, i);
+					break;
+				}
 				unit = ((unsigned long)pos & (NTA_BLOCK_SIZE - 1)) /
 				       NTA_UNIT;
 				if ((unsigned long)pos & (NTA_UNIT - 1) ||
@@ -1825,34 +1834,6 @@ unsigned int nta_check_this_cpu(char *msg, size_t len)
 }
 
 /**
- * nta_blocks_this_cpu - where this CPU's blocks live, for nta/nodes
- * @local: set to how many are on this CPU's memory node (nta_block_node())
- *
- * The caller is pinned to the CPU and in task context.
- *
- * Return: how many blocks this CPU's pool holds.
- */
-unsigned int nta_blocks_this_cpu(unsigned int *local)
-{
-	int nid = nta_block_node(smp_processor_id());
-	const struct nta_block *blk;
-	unsigned int n = 0;
-	unsigned long flags;
-	struct nta_cpu *c;
-	bool mine;
-
-	*local = 0;
-	c = nta_slow_lock(&flags, &mine);
-	list_for_each_entry(blk, &c->pool.blocks, link) {
-		n++;
-		if (page_to_nid(virt_to_page(blk)) == nid)
-			(*local)++;
-	}
-	nta_slow_unlock(c, mine, flags);
-	return n;
-}
-
-/**
  * nta_poison_test - provoke a poison report on this CPU's pool
  *
  * For nta/poison_test: take a free chunk of two units from this CPU's
@@ -1887,6 +1868,34 @@ int nta_poison_test(void)
 	return p ? 0 : -ENOMEM;
 }
 #endif
+
+/**
+ * nta_blocks_this_cpu - where this CPU's blocks live, for nta/nodes
+ * @local: set to how many are on this CPU's memory node (nta_block_node())
+ *
+ * The caller is pinned to the CPU and in task context.
+ *
+ * Return: how many blocks this CPU's pool holds.
+ */
+unsigned int nta_blocks_this_cpu(unsigned int *local)
+{
+	int nid = nta_block_node(smp_processor_id());
+	const struct nta_block *blk;
+	unsigned int n = 0;
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool mine;
+
+	*local = 0;
+	c = nta_slow_lock(&flags, &mine);
+	list_for_each_entry(blk, &c->pool.blocks, link) {
+		n++;
+		if (page_to_nid(virt_to_page(blk)) == nid)
+			(*local)++;
+	}
+	nta_slow_unlock(c, mine, flags);
+	return n;
+}
 
 static void nta_kick_fn(struct irq_work *work)
 {
@@ -2273,8 +2282,9 @@ static void __init nta_clamp_reserve(void)
  * nta_ready was never set; a failed online callback has already been
  * unregistered by the hotplug core.
  */
-static void __init nta_init_unwind(int dead_state)
+static void __init nta_init_undo(int dead_state)
 {
+	unsigned long *map = nta_block_map;
 	unsigned int cpu;
 
 	static_branch_disable(&nta_enabled_key);
@@ -2282,9 +2292,11 @@ static void __init nta_init_unwind(int dead_state)
 		cpuhp_remove_state_nocalls(dead_state);
 	for_each_possible_cpu(cpu)
 		nta_drain_dead_pool(cpu);
-	vfree(nta_block_map);
+	/* nta_owns() reads the size first: no index is in range any more. */
+	WRITE_ONCE(nta_block_map_bits, 0);
+	synchronize_rcu();
 	nta_block_map = NULL;
-	nta_block_map_bits = 0;
+	vfree(map);
 }
 
 static int __init nta_init(void)
@@ -2355,7 +2367,7 @@ static int __init nta_init(void)
 	return 0;
 
 fail:
-	nta_init_unwind(dead);
+	nta_init_undo(dead);
 	pr_err("initialisation failed (%d), undone; skb heads use kmalloc\n",
 	       ret);
 	return 0;

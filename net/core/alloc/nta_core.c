@@ -84,7 +84,29 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	pool->whole = 0;
 	pool->free_units = 0;
 	pool->init_on_free = false;
+	pool->broken = false;
 	pool->id = id;
+}
+
+/**
+ * nta_pool_quarantine - stop using a pool whose free-list links were
+ *	overwritten
+ * @pool: the pool
+ * @chunk: the free chunk found with bad links
+ * @units: its length
+ *
+ * Its lists and bitmaps may no longer agree, and any further split, merge
+ * or unlink could write through what the overwrite planted.  So from now
+ * on the pool hands out nothing (heads come from the fallback), a free
+ * into it only marks its object dead and leaves the units used, and it
+ * is never trimmed: its memory is leaked, nothing is written through a
+ * link again.  Reported as a poison hit with @bad == @chunk.
+ */
+void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
+			 unsigned int units)
+{
+	pool->broken = true;
+	nta_report_poison(pool, chunk, units, chunk);
 }
 
 /**
@@ -120,12 +142,13 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
  *
  * The caller owns the block's memory afterwards.
  *
- * Return: false, and the pool untouched, if @blk still has live objects
- * or its free chunk's links were overwritten (reported).
+ * Return: false, and the pool untouched, if @blk still has live objects,
+ * or if the pool is (or now, its chunk's links overwritten, becomes)
+ * quarantined.
  */
 bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 {
-	if (WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS))
+	if (pool->broken || WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS))
 		return false;
 	if (!nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
 			   NTA_DATA_UNITS))
@@ -151,9 +174,16 @@ unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
 	struct nta_block *blk;
 	unsigned int n = 0;
 
+	if (pool->broken)
+		return 0;
 	for (chunk = nta_chunk_next(head); chunk != head; chunk = next) {
 		if (n >= max || pool->nr_blocks <= pool->reserve)
 			break;
+		/* Its link to the next is followed even if it stays. */
+		if (!nta_chunk_linked(pool, chunk)) {
+			nta_pool_quarantine(pool, chunk, NTA_DATA_UNITS);
+			break;
+		}
 		next = nta_chunk_next(chunk);
 		blk = nta_block_of(chunk);
 		/* Queued by a racing (bad) remote free: the drain releases it. */

@@ -176,12 +176,6 @@ static inline unsigned int nta_flist_count(const struct nta_chunk *head)
 	return n;
 }
 
-/* Both neighbours of @chunk link back to it. */
-static __always_inline bool nta_chunk_linked(const struct nta_chunk *chunk)
-{
-	return nta_chunk_prev(nta_chunk_next(chunk)) == chunk &&
-	       nta_chunk_next(nta_chunk_prev(chunk)) == chunk;
-}
 
 /**
  * struct nta_pool - one CPU's allocator state
@@ -198,6 +192,7 @@ static __always_inline bool nta_chunk_linked(const struct nta_chunk *chunk)
  * @whole: wholly free blocks, the length of @free[NTA_DATA_UNITS]
  * @free_units: units on all free lists
  * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
+ * @broken: free-list links were found overwritten (nta_pool_quarantine())
  * @atomics: atomic operations the owner's drains made (for statistics)
  * @id: owner (CPU number in the kernel, thread index in the harness)
  */
@@ -213,6 +208,7 @@ struct nta_pool {
 	unsigned int whole;
 	unsigned long free_units;
 	bool init_on_free;
+	bool broken;
 	unsigned long atomics;
 	unsigned int id;
 };
@@ -256,6 +252,8 @@ unsigned int nta_pool_drain(struct nta_pool *pool, struct list_head *released);
 unsigned int nta_object_units(const struct nta_block *blk, unsigned int unit);
 unsigned long nta_pool_largest_free(const struct nta_pool *pool);
 const char *nta_bad_free_reason(enum nta_bad_free why);
+void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
+			 unsigned int units);
 
 /*
  * Provided by the code that embeds the core (nta.c in the kernel, the
@@ -387,10 +385,35 @@ static __always_inline void nta_mark(unsigned long *map, unsigned int unit,
 }
 
 /*
+ * A link worth following: a list head of @pool, or a unit boundary.  A
+ * link overwritten without the secret decodes to an arbitrary address,
+ * which this refuses 63 times in 64 before anything reads through it.
+ */
+static __always_inline bool nta_link_plausible(const struct nta_pool *pool,
+					       const struct nta_chunk *to)
+{
+	return !((unsigned long)to & (NTA_UNIT - 1)) ||
+	       (to >= pool->free && to < pool->free + NTA_NR_LISTS);
+}
+
+/* Both neighbours of @chunk are plausible and link back to it. */
+static __always_inline bool nta_chunk_linked(const struct nta_pool *pool,
+					     const struct nta_chunk *chunk)
+{
+	const struct nta_chunk *next = nta_chunk_next(chunk);
+	const struct nta_chunk *prev = nta_chunk_prev(chunk);
+
+	return nta_link_plausible(pool, next) &&
+	       nta_link_plausible(pool, prev) &&
+	       nta_chunk_prev(next) == chunk && nta_chunk_next(prev) == chunk;
+}
+
+/*
  * Free-list links, without the unit counts: the fast paths settle those
  * once per operation, not once per list they touch.  The list's first
  * chunk must link back to the head before the new one goes in front of
- * it; if it does not, the chunk is reported and stays off the lists.
+ * it; if it does not, the pool is quarantined and the chunk stays off
+ * the lists.
  */
 static __always_inline void nta_list_add(struct nta_pool *pool,
 					 struct nta_block *blk,
@@ -400,8 +423,9 @@ static __always_inline void nta_list_add(struct nta_pool *pool,
 	struct nta_chunk *head = &pool->free[units];
 	struct nta_chunk *first = nta_chunk_next(head);
 
-	if (unlikely(nta_chunk_prev(first) != head)) {
-		nta_report_poison(pool, first, 1, first);
+	if (unlikely(!nta_link_plausible(pool, first) ||
+		     nta_chunk_prev(first) != head)) {
+		nta_pool_quarantine(pool, first, units);
 		return;
 	}
 	/* LIFO: the chunk freed last is the one most likely still in cache. */
@@ -414,15 +438,18 @@ static __always_inline void nta_list_add(struct nta_pool *pool,
 		pool->whole++;
 }
 
-/* Return: false, nothing written, when @chunk's links were overwritten. */
+/*
+ * Return: false, nothing written and the pool quarantined, when @chunk's
+ * links were overwritten.
+ */
 static __always_inline bool nta_list_del(struct nta_pool *pool,
 					 struct nta_chunk *chunk,
 					 unsigned int units)
 {
 	struct nta_chunk *next, *prev;
 
-	if (unlikely(!nta_chunk_linked(chunk))) {
-		nta_report_poison(pool, chunk, units, chunk);
+	if (unlikely(!nta_chunk_linked(pool, chunk))) {
+		nta_pool_quarantine(pool, chunk, units);
 		return false;
 	}
 	next = nta_chunk_next(chunk);
@@ -465,7 +492,7 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 	struct nta_chunk *chunk;
 	struct nta_block *blk;
 
-	if (unlikely(!size || size > NTA_MAX_SIZE))
+	if (unlikely(!size || size > NTA_MAX_SIZE || pool->broken))
 		return NULL;
 	units = nta_size_to_units(size);
 	len = nta_next_bit(pool->nonempty, NTA_NR_LISTS, units);
@@ -561,20 +588,27 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 
 	WRITE_ONCE(blk->cls[unit], 0);
 	__clear_bit(unit, blk->start);
+	/* Quarantined: the object is dead, its units stay used (leaked). */
+	if (unlikely(pool->broken))
+		return;
 	nta_mark(blk->used, unit, units, false);
 	nta_poison(nta_unit_addr(blk, unit), units * NTA_UNIT);
 
 	/* Free chunks are maximal runs of clear bits: find the neighbours. */
 	edge = nta_next_used(blk, end);
-	if (edge > end &&
-	    likely(nta_list_del(pool, nta_unit_addr(blk, end), edge - end)))
+	if (edge > end) {
+		if (unlikely(!nta_list_del(pool, nta_unit_addr(blk, end),
+					   edge - end)))
+			return;
 		end = edge;
+	}
 	/* The header's units are always used, so first - 1 exists. */
 	if (!test_bit(first - 1, blk->used)) {
 		edge = nta_prev_used(blk, first) + 1;
-		if (likely(nta_list_del(pool, nta_unit_addr(blk, edge),
-					first - edge)))
-			first = edge;
+		if (unlikely(!nta_list_del(pool, nta_unit_addr(blk, edge),
+					   first - edge)))
+			return;
+		first = edge;
 	}
 	nta_list_add(pool, blk, first, end - first);
 	blk->free_units += units;

@@ -218,7 +218,7 @@ static __always_inline void nta_bin_set_next(void *obj, const void *next)
 	*(void **)obj = nta_bin_link(obj, next);
 }
 
-/* Writes after free found by CONFIG_NTA_DEBUG's poison checks. */
+/* Writes after free found by the poison checks and the free-list link checks. */
 extern atomic_t nta_poison_reports;
 
 /**
@@ -244,7 +244,9 @@ enum nta_init_step {
 };
 
 extern unsigned int nta_fail_init;
-extern unsigned long *nta_block_map;
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned long nta_block_map_bits;
+#endif
 
 /*
  * Every NTA object is an skb head, and skb_head_alloc() gives the whole

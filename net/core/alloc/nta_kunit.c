@@ -958,34 +958,77 @@ static void nta_trestore_links(struct nta_chunk *chunk,
 	kasan_enable_current();
 }
 
+/* A pool of one block: @a (2 units), @guard (1), @b (3), the free tail. */
+static struct nta_pool *nta_tlinks_pool(struct kunit *test, void **a,
+					void **guard, void **b)
+{
+	struct nta_pool *pool = nta_tpool(test, 1, 1);
+
+	*a = nta_pool_alloc(pool, 2 * NTA_UNIT);
+	*guard = nta_pool_alloc(pool, NTA_UNIT);
+	*b = nta_pool_alloc(pool, 3 * NTA_UNIT);
+	KUNIT_ASSERT_NOT_NULL(test, *a);
+	KUNIT_ASSERT_NOT_NULL(test, *guard);
+	KUNIT_ASSERT_NOT_NULL(test, *b);
+	return pool;
+}
+
+/*
+ * After links were refused: quarantined, the pool hands out nothing and
+ * a free into it writes through no link; its check says so.
+ */
+static void nta_texpect_quarantined(struct kunit *test, struct nta_pool *pool,
+				    void *live, unsigned int size,
+				    const unsigned long *victim)
+{
+	LIST_HEAD(released);
+	char msg[64];
+
+	KUNIT_EXPECT_TRUE(test, pool->broken);
+	KUNIT_EXPECT_NULL(test, nta_pool_alloc(pool, NTA_UNIT));
+	KUNIT_EXPECT_NULL(test, nta_pool_alloc(pool, NTA_MAX_SIZE));
+	if (live) {
+		KUNIT_EXPECT_EQ(test, nta_pool_free_checked(pool, live, size,
+							    &released),
+				NTA_FREE_OK);
+		/* Dead, so a second free is refused. */
+		KUNIT_EXPECT_EQ(test, nta_check_free(nta_block_of(live), live,
+						     size),
+				NTA_FREE_NOT_ALLOCATED);
+	}
+	KUNIT_EXPECT_EQ(test, victim[0] | victim[1], 0);
+	KUNIT_EXPECT_EQ(test, nta_pool_check(pool, msg, sizeof(msg)), 1);
+	KUNIT_EXPECT_STREQ(test, msg,
+			   "quarantined: free-list links were overwritten");
+	KUNIT_EXPECT_EQ(test, nta_pool_trim(pool, &released, UINT_MAX), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&released));
+}
+
 /*
  * Free-list links in free memory: encoded with CONFIG_SLAB_FREELIST_HARDENED,
- * and links that an overflow rewrote are refused on the way out (allocation)
- * and on a merge (a neighbour freed): reported, nothing written through
- * them, so neither the planted target nor the pool changes.
+ * and links that an overflow rewrote are refused where they would be
+ * written through: taking a chunk off its list (allocation), merging with
+ * it (a neighbour freed) and putting a chunk in front of it (a free).
+ * Each is reported, neither the planted target nor the pool changes, and
+ * the pool is quarantined.
  */
 static void nta_core_links_hardened(struct kunit *test)
 {
 	struct nta_tsnap *before = nta_tsnap_alloc(test);
 	unsigned long victim[2] = { 0, 0 }, plain;
+	struct nta_tsnap *now = nta_tsnap_alloc(test);
 	struct nta_chunk *chunk, saved;
 	struct nta_pool *pool;
-	void *a, *guard, *b;
+	void *a, *guard, *b, *c;
 	int reports;
 
-	pool = nta_tpool(test, 1, 1);
-	a = nta_pool_alloc(pool, 2 * NTA_UNIT);
-	guard = nta_pool_alloc(pool, NTA_UNIT);
-	b = nta_pool_alloc(pool, 3 * NTA_UNIT);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, guard);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	/* Between the header and @guard: alone on the list of 2 units. */
+	/* @a freed: between the header and @guard, alone on the list of 2. */
+	pool = nta_tlinks_pool(test, &a, &guard, &b);
 	nta_tfree(pool, a, 2 * NTA_UNIT);
 	chunk = a;
 	KUNIT_ASSERT_PTR_EQ(test, nta_chunk_next(&pool->free[2]), chunk);
 	KUNIT_ASSERT_PTR_EQ(test, nta_chunk_prev(&pool->free[2]), chunk);
-	KUNIT_EXPECT_TRUE(test, nta_chunk_linked(chunk));
+	KUNIT_EXPECT_TRUE(test, nta_chunk_linked(pool, chunk));
 	kasan_disable_current();
 	saved = *chunk;
 	kasan_enable_current();
@@ -1003,29 +1046,44 @@ static void nta_core_links_hardened(struct kunit *test)
 	}
 	nta_tsnap_take(pool, before);
 
-	/* Plain pointers aimed at @victim: the allocation refuses the chunk. */
+	/* Allocation: links aimed at @victim, the chunk refused. */
 	nta_tplant_links(chunk, victim, &pool->free[2]);
 	reports = atomic_read(&nta_poison_reports);
 	KUNIT_EXPECT_NULL(test, nta_pool_alloc(pool, 2 * NTA_UNIT));
 	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
-	KUNIT_EXPECT_EQ(test, victim[0] | victim[1], 0);
 	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(chunk),
 			    (struct nta_chunk *)victim);
 	nta_trestore_links(chunk, &saved);
-	nta_tpool_expect_intact(test, pool, before);
+	nta_tsnap_take(pool, now);
+	NTA_EXPECT_SNAP_EQ(test, before, now);
+	nta_texpect_quarantined(test, pool, b, 3 * NTA_UNIT, victim);
 
-	/* The same links met by a merge: @guard is freed alone instead. */
+	/* Merge: @guard freed next to the chunk, the merge refused. */
+	pool = nta_tlinks_pool(test, &a, &guard, &b);
+	nta_tfree(pool, a, 2 * NTA_UNIT);
+	chunk = a;
 	nta_tplant_links(chunk, &pool->free[2], victim);
+	reports = atomic_read(&nta_poison_reports);
 	nta_tfree(pool, guard, NTA_UNIT);
-	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 2);
-	KUNIT_EXPECT_EQ(test, victim[0] | victim[1], 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
 	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_prev(chunk),
 			    (struct nta_chunk *)victim);
-	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(&pool->free[1]),
-			    (struct nta_chunk *)guard);
+	KUNIT_EXPECT_TRUE(test, nta_flist_empty(&pool->free[1]));
+	nta_texpect_quarantined(test, pool, b, 3 * NTA_UNIT, victim);
+
+	/* Insertion: @a heads the list of 2 with a bad back link; @c freed. */
+	pool = nta_tlinks_pool(test, &a, &guard, &b);
+	c = nta_pool_alloc(pool, 2 * NTA_UNIT);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, nta_pool_alloc(pool, NTA_UNIT));
+	nta_tfree(pool, a, 2 * NTA_UNIT);
+	chunk = a;
+	nta_tplant_links(chunk, &pool->free[2], victim);
+	reports = atomic_read(&nta_poison_reports);
+	nta_tfree(pool, c, 2 * NTA_UNIT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
 	KUNIT_EXPECT_PTR_EQ(test, nta_chunk_next(&pool->free[2]), chunk);
-	/* Links as they were; two free neighbours: no longer a valid pool. */
-	nta_trestore_links(chunk, &saved);
+	nta_texpect_quarantined(test, pool, b, 3 * NTA_UNIT, victim);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1288,9 +1346,9 @@ static void nta_tneed_ready(struct kunit *test)
 /*
  * Booted with nta_fail_init=map|dead|online (make check boots one with
  * "online": the last CPU's online callback fails after the others took
- * their reserves): initialisation was undone.  No block map, no block in
- * any CPU's pool, NTA off for good (the switch says -ENODEV), and skb
- * heads come from kmalloc.  The boot's guest test checks that no
+ * their reserves, which the block allocation count shows): initialisation
+ * was undone.  No block map, no block in any CPU's pool, NTA off for good
+ * (the switch says -ENODEV), and skb heads come from kmalloc.  The boot's guest test checks that no
  * "net/nta" hotplug state is left registered.
  */
 static void nta_init_unwind(struct kunit *test)
@@ -1302,7 +1360,10 @@ static void nta_init_unwind(struct kunit *test)
 		kunit_skip(test, "boot with nta_fail_init=map|dead|online to run");
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(nta_ready));
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
-	KUNIT_EXPECT_NULL(test, nta_block_map);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_block_map_bits), 0);
+	/* Not vacuous: the CPUs that came online first took their reserves. */
+	if (nta_fail_init == NTA_INIT_ONLINE && num_online_cpus() > 1)
+		KUNIT_EXPECT_GT(test, READ_ONCE(nta_tgrow.calls), 0);
 	for_each_possible_cpu(cpu) {
 		const struct nta_pool *pool = &nta_tcpu(cpu)->pool;
 

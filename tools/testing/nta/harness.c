@@ -502,7 +502,7 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 				BAD("list %u: chunk %p (unit %u) misplaced", len, pos, unit);
 				break;
 			}
-			if (!nta_chunk_linked(pos))
+			if (!nta_chunk_linked(pool, pos))
 				BAD("list %u: chunk %p badly linked", len, pos);
 			if (find_next_bit(blk->used, unit + len, unit) != unit + len)
 				BAD("list %u: chunk %p units %u..%u have used bits",
@@ -574,7 +574,7 @@ bool h_chunk_listed(const struct nta_pool *pool, const struct nta_block *blk,
 
 	if (!len || len > NTA_DATA_UNITS || !test_bit(len, pool->nonempty))
 		return false;
-	if (!nta_chunk_linked(node))
+	if (!nta_chunk_linked(pool, node))
 		return false;
 	/* Chunks go on the front of their list, so this is usually one step. */
 	for (pos = nta_chunk_prev(node), steps = 0; steps < 4096;
