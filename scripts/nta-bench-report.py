@@ -39,7 +39,9 @@ def splat(line, state):
     """The kernel message of LINE if it is a splat, else None.  Between
     nta_isolation.sh's "fail_page_alloc armed" and "disarmed" lines the page
     allocator's failure reports are expected: their "Call Trace" is accepted
-    there, and only there.  Between NTA-SPLAT-EXPECTED-BEGIN and -END, which
+    there, and only there; so is the OOM killer's between mem_pressure's
+    "nta_pressure: churn started" and "stopped" (its churner is the
+    victim it offers; the test fails if another process is killed).  Between NTA-SPLAT-EXPECTED-BEGIN and -END, which
     the KASAN KUnit cases and the usercopy test print around the reports
     they provoke, every splat is expected (state: a dict kept across the
     lines of a log)."""
@@ -49,6 +51,10 @@ def splat(line, state):
     if 'nta_isolation: fail_page_alloc armed' in msg:
         state['fpa'] = True
     elif 'nta_isolation: fail_page_alloc disarmed' in msg:
+        state['fpa'] = False
+    elif 'nta_pressure: churn started' in msg:
+        state['fpa'] = True
+    elif 'nta_pressure: churn stopped' in msg:
         state['fpa'] = False
     elif 'NTA-SPLAT-EXPECTED-BEGIN' in msg:
         state['expected'] = True

@@ -6,7 +6,9 @@
 #
 #   scripts/nta-boot.sh [-k bzImage] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N] [-I]
 #
-# -N: two NUMA nodes of 512 MiB, CPU 0 on node 0 and CPU 1 on node 1.
+# -N: two NUMA nodes of 512 MiB, CPU 0 on node 0 and CPU 1 on node 1, each
+#     CPU its own socket (cores of one socket share a cache, which the
+#     kernel refuses across nodes with a WARNING).
 # -I: deterministic instruction counting (one TCG thread, -icount
 #     shift=0,sleep=off): a guest nanosecond is one guest instruction.
 # -u: netconsole.  The guest may send UDP to 10.0.2.2:<port>, which user
@@ -40,12 +42,12 @@ FLAVOUR=${FLAVOUR:-perf}
 kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
 name=boot outdir=$NTA_OUT/boot tmo=900 plan=${NTAPLAN:-} append= ucap= numa=()
-accel=(-accel tcg)
+accel=(-accel tcg) smp=2
 while getopts k:i:n:d:t:p:a:uNI o; do
 	case $o in
 	k) kernel=$OPTARG ;; i) initrd=$OPTARG ;; n) name=$OPTARG ;; d) outdir=$OPTARG ;;
 	t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
-	N) numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
+	N) smp=2,sockets=2,cores=1,threads=1 numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
 		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1) ;;
 	I) accel=(-accel tcg,thread=single -icount shift=0,sleep=off) ;;
 	*) die "usage: $0 [-k bzImage] [-i initrd] [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N] [-I]" ;;
@@ -74,7 +76,7 @@ if [ -n "$ucap" ]; then
 	append="$append ntanetcons=$uport"
 fi
 
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 1G "${numa[@]}" -no-reboot -nographic
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp $smp -m 1G "${numa[@]}" -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
 	-netdev "user,id=n0,restrict=$restrict,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)

@@ -176,7 +176,6 @@ static inline unsigned int nta_flist_count(const struct nta_chunk *head)
 	return n;
 }
 
-
 /**
  * struct nta_pool - one CPU's allocator state
  * @nonempty: bit i set when list i of @free is not empty
