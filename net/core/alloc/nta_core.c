@@ -180,7 +180,7 @@ unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
 		if (n >= max || pool->nr_blocks <= pool->reserve)
 			break;
 		/* Its link to the next is followed even if it stays. */
-		if (!nta_chunk_linked(pool, chunk)) {
+		if (nta_links_checked() && !nta_chunk_linked(pool, chunk)) {
 			nta_pool_quarantine(pool, chunk, NTA_DATA_UNITS);
 			break;
 		}

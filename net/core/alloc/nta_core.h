@@ -112,15 +112,22 @@ struct nta_block {
  * mm/slub.c): XORed with @nta_link_secret and with the byte-swapped
  * address of the word that holds it, so that bytes read past a
  * neighbouring head give no kernel address away and bytes written past
- * one cannot aim a link.  Whatever the config, a chunk is unlinked only
- * once both its neighbours are seen to link back to it (as
- * CONFIG_LIST_HARDENED's __list_del_entry_valid() checks); links found
- * overwritten are reported and left alone.
+ * one cannot aim a link.  With that option or CONFIG_LIST_HARDENED, a
+ * chunk is unlinked only once both its neighbours are seen to link back
+ * to it (as __list_del_entry_valid() checks for list_del()); links found
+ * overwritten are reported and left alone, and the pool is quarantined.
  */
 struct nta_chunk {
 	unsigned long next;
 	unsigned long prev;
 };
+
+/* Links are checked where the kernel's list or freelist hardening is on. */
+static __always_inline bool nta_links_checked(void)
+{
+	return IS_ENABLED(CONFIG_LIST_HARDENED) ||
+	       IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED);
+}
 
 /* Set once before the first pool; provided by the embedder. */
 extern unsigned long nta_link_secret;
@@ -407,6 +414,12 @@ static __always_inline bool nta_chunk_linked(const struct nta_pool *pool,
 	       nta_chunk_prev(next) == chunk && nta_chunk_next(prev) == chunk;
 }
 
+/* Quarantined; only ever when links are checked, else compiled away. */
+static __always_inline bool nta_pool_broken(const struct nta_pool *pool)
+{
+	return nta_links_checked() && pool->broken;
+}
+
 /*
  * Free-list links, without the unit counts: the fast paths settle those
  * once per operation, not once per list they touch.  The list's first
@@ -422,7 +435,8 @@ static __always_inline void nta_list_add(struct nta_pool *pool,
 	struct nta_chunk *head = &pool->free[units];
 	struct nta_chunk *first = nta_chunk_next(head);
 
-	if (unlikely(!nta_link_plausible(pool, first) ||
+	if (nta_links_checked() &&
+	    unlikely(!nta_link_plausible(pool, first) ||
 		     nta_chunk_prev(first) != head)) {
 		nta_pool_quarantine(pool, first, units);
 		return;
@@ -447,7 +461,7 @@ static __always_inline bool nta_list_del(struct nta_pool *pool,
 {
 	struct nta_chunk *next, *prev;
 
-	if (unlikely(!nta_chunk_linked(pool, chunk))) {
+	if (nta_links_checked() && unlikely(!nta_chunk_linked(pool, chunk))) {
 		nta_pool_quarantine(pool, chunk, units);
 		return false;
 	}
@@ -491,7 +505,7 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 	struct nta_chunk *chunk;
 	struct nta_block *blk;
 
-	if (unlikely(!size || size > NTA_MAX_SIZE || pool->broken))
+	if (unlikely(!size || size > NTA_MAX_SIZE || nta_pool_broken(pool)))
 		return NULL;
 	units = nta_size_to_units(size);
 	len = nta_next_bit(pool->nonempty, NTA_NR_LISTS, units);
@@ -588,7 +602,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 	WRITE_ONCE(blk->cls[unit], 0);
 	__clear_bit(unit, blk->start);
 	/* Quarantined: the object is dead, its units stay used (leaked). */
-	if (unlikely(pool->broken))
+	if (unlikely(nta_pool_broken(pool)))
 		return;
 	nta_mark(blk->used, unit, units, false);
 	nta_poison(nta_unit_addr(blk, unit), units * NTA_UNIT);

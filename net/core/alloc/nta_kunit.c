@@ -1022,6 +1022,8 @@ static void nta_core_links_hardened(struct kunit *test)
 	void *a, *guard, *b, *c;
 	int reports;
 
+	if (!nta_links_checked())
+		kunit_skip(test, "CONFIG_LIST_HARDENED and CONFIG_SLAB_FREELIST_HARDENED are off");
 	/* @a freed: between the header and @guard, alone on the list of 2. */
 	pool = nta_tlinks_pool(test, &a, &guard, &b);
 	nta_tfree(pool, a, 2 * NTA_UNIT);
