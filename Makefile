@@ -23,7 +23,6 @@
 #                                   (out/check-rt/), then on a KCSAN kernel
 #                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
-#   make bench-icount               the same, instructions instead of ns (QEMU -icount) (out/bench-icount/)
 #   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
 #   make clean / make distclean     remove builds / all of out/
 
@@ -33,7 +32,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-icount bench-uml clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-uml clean distclean
 
 all: help
 help:
@@ -88,9 +87,6 @@ bench:
 
 bench-micro:
 	@$(S)/nta-demo.sh bench-micro
-
-bench-icount:
-	@$(S)/nta-demo.sh bench-icount
 
 bench-uml:
 	@$(S)/nta-bench-uml.sh

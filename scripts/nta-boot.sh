@@ -11,6 +11,9 @@
 #     kernel refuses across nodes with a WARNING).
 # -I: deterministic instruction counting (one TCG thread, -icount
 #     shift=0,sleep=off): a guest nanosecond is one guest instruction.
+#     For experiments: the microbenchmark ran out of memory 5 s into its
+#     run under it (~950 MiB outside every counter, likely NTA blocks
+#     waiting for their RCU grace period; not investigated yet).
 # -u: netconsole.  The guest may send UDP to 10.0.2.2:<port>, which user
 # networking hands to 127.0.0.1:<port> here (restrict=off for this boot, so
 # that its UDP gets out at all); what arrives is written to

@@ -16,10 +16,8 @@
 # A workload with a failed round (failed requests, iperf3 error, a kernel
 # splat during the round) gets no ratio; the table says which round and why.
 #
-#   scripts/nta-demo.sh [demo|bench|bench-micro|bench-icount]
-# bench-micro: only demo_bench (the in-kernel microbenchmark), into out/bench-micro/;
-# bench-icount: the same with instruction counting (nta-boot.sh -I), into
-# out/bench-icount/: its "ns" are guest instructions, exact and repeatable.
+#   scripts/nta-demo.sh [demo|bench|bench-micro]
+# bench-micro: only demo_bench (the in-kernel microbenchmark), into out/bench-micro/.
 #
 # Environment (demo default / bench default):
 #   NTA_DEMO_ROUNDS  rounds per setting and workload    (5 / 11)
@@ -32,8 +30,8 @@ mode=${1:-demo}
 case $mode in
 demo)	rounds=${NTA_DEMO_ROUNDS:-5} secs=${NTA_DEMO_SECS:-2} micro=${NTA_DEMO_MICRO:-1,7} ;;
 bench)	rounds=${NTA_DEMO_ROUNDS:-11} secs=${NTA_DEMO_SECS:-5} micro=${NTA_DEMO_MICRO:-3,11} ;;
-bench-micro|bench-icount) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
-*)	die "usage: $0 [demo|bench|bench-micro|bench-icount]" ;;
+bench-micro) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
+*)	die "usage: $0 [demo|bench|bench-micro]" ;;
 esac
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] ||
 	die "NTA_DEMO_ROUNDS and NTA_DEMO_SECS must be positive integers"
@@ -72,9 +70,7 @@ banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (st
 boot_ok=1
 # Without KUnit at boot: its deliberate double frees count objects out
 # twice, which would leave the live-head gauges the memory rows read off.
-icount=
-[ $mode = bench-icount ] && icount=-I
-FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" $icount -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
+FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
 	-a "ntademo=$rounds,$secs ntabench=$micro ntatimeout=$step_tmo kunit.enable=0" || boot_ok=0
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
