@@ -33,6 +33,15 @@ SPLAT_RE = re.compile(r'BUG:|WARNING:|KASAN|UBSAN|possible recursive locking|'
                       r'inconsistent lock state|Call Trace|Kernel panic|Oops|'
                       r'general protection fault|detected stall|^={20,}$')
 KTIME_RE = re.compile(r'^.*?\[ *[0-9]+\.[0-9]+\] ?')
+# Marks a test prints around what it provokes: (state key, on/off).
+MARKS = {
+    'nta_isolation: fail_page_alloc armed': ('fpa', True),
+    'nta_isolation: fail_page_alloc disarmed': ('fpa', False),
+    'nta_pressure: churn started': ('fpa', True),
+    'nta_pressure: churn stopped': ('fpa', False),
+    'NTA-SPLAT-EXPECTED-BEGIN': ('expected', True),
+    'NTA-SPLAT-EXPECTED-END': ('expected', False),
+}
 
 
 def splat(line, state):
@@ -48,18 +57,9 @@ def splat(line, state):
     if not KTIME_RE.match(line):
         return None
     msg = KTIME_RE.sub('', line, count=1)
-    if 'nta_isolation: fail_page_alloc armed' in msg:
-        state['fpa'] = True
-    elif 'nta_isolation: fail_page_alloc disarmed' in msg:
-        state['fpa'] = False
-    elif 'nta_pressure: churn started' in msg:
-        state['fpa'] = True
-    elif 'nta_pressure: churn stopped' in msg:
-        state['fpa'] = False
-    elif 'NTA-SPLAT-EXPECTED-BEGIN' in msg:
-        state['expected'] = True
-    elif 'NTA-SPLAT-EXPECTED-END' in msg:
-        state['expected'] = False
+    for mark, (key, on) in MARKS.items():
+        if mark in msg:
+            state[key] = on
     if not SPLAT_RE.search(msg) or state.get('expected') or \
             (state.get('fpa') and 'Call Trace' in msg):
         return None

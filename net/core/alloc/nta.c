@@ -144,16 +144,21 @@ VISIBLE_IF_KUNIT unsigned long nta_block_map_bits __read_mostly;
 EXPORT_SYMBOL_IF_KUNIT(nta_block_map_bits);
 static unsigned long *nta_block_map __read_mostly;
 
-#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
 /*
- * nta_fail_init=map|dead|online makes initialisation fail at that step:
- * the block map, the dead-CPU hotplug state, or the online callback of
- * the last CPU (after the others took their reserves).  The KUnit case
- * nta_init_unwind then checks that nothing stayed behind.
+ * nta_fail_init=map|dead|online (KUnit builds) makes initialisation fail
+ * at that step: the block map, the dead-CPU hotplug state, or the online
+ * callback of the last CPU (after the others took their reserves).  The
+ * KUnit case nta_init_unwind then checks that nothing stayed behind.
  */
 unsigned int nta_fail_init __ro_after_init;
 EXPORT_SYMBOL_IF_KUNIT(nta_fail_init);
 
+static bool nta_init_fault(enum nta_init_step step)
+{
+	return IS_ENABLED(CONFIG_NTA_KUNIT_TEST) && nta_fail_init == step;
+}
+
+#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
 static int __init nta_fail_init_setup(char *str)
 {
 	static const char * const steps[] = { "map", "dead", "online" };
@@ -167,16 +172,6 @@ static int __init nta_fail_init_setup(char *str)
 	return 1;
 }
 __setup("nta_fail_init=", nta_fail_init_setup);
-
-static bool nta_init_fault(enum nta_init_step step)
-{
-	return nta_fail_init == step;
-}
-#else
-static bool nta_init_fault(enum nta_init_step step)
-{
-	return false;
-}
 #endif
 
 static void nta_drain_offline(struct work_struct *work);
@@ -922,7 +917,8 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 		nta_bins_flush(c, &released);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
-	*may_grow = c->pool.nr_blocks < nta_max_blocks && !c->pool.broken;
+	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
+		    !nta_pool_broken(&c->pool);
 	if (unlikely(!obj) && *blk && *may_grow) {
 		nta_pool_add_block(&c->pool, *blk);
 		*blk = NULL;
@@ -2084,7 +2080,7 @@ static int nta_cpu_online(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned long flags;
 
-	if (!READ_ONCE(nta_ready) && nta_init_fault(NTA_INIT_ONLINE) &&
+	if (nta_init_fault(NTA_INIT_ONLINE) && !READ_ONCE(nta_ready) &&
 	    cpu == cpumask_last(cpu_online_mask))
 		return -ENOMEM;
 
