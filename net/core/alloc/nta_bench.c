@@ -882,7 +882,7 @@ static int __init nta_bench_init(void)
 {
 	struct dentry *dir, *found;
 
-	/* nta_stats.c made nta/ at late_initcall; make it if it did not. */
+	/* nta_ctl.c made nta/ at late_initcall; make it if it did not. */
 	found = debugfs_lookup("nta", NULL);
 	dir = found ?: debugfs_create_dir("nta", NULL);
 	if (IS_ERR(dir))

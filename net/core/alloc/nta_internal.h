@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NTA kernel glue shared by nta.c, nta_stats.c and the KUnit suite:
+ * NTA kernel glue shared by nta.c, nta_ctl.c and the KUnit suite:
  * the per-CPU state and the knobs the tests turn.
  */
 #ifndef _NET_CORE_ALLOC_NTA_INTERNAL_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NTA controls and statistics.
+ * NTA controls: the net.core.nta switch and the debugfs files.
  *
  * net.core.nta switches new skb heads between NTA and kmalloc at run time;
  * heads already allocated are freed to wherever they came from, so the
@@ -394,7 +394,7 @@ static int nta_nodes_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(nta_nodes);
 
-static int __init nta_stats_init(void)
+static int __init nta_ctl_init(void)
 {
 	struct dentry *dir;
 
@@ -422,4 +422,4 @@ static int __init nta_stats_init(void)
 				    &nta_usercopy_test_fops);
 	return 0;
 }
-late_initcall(nta_stats_init);
+late_initcall(nta_ctl_init);
