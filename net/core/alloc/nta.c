@@ -419,7 +419,7 @@ static struct nta_block *nta_new_block(int node, gfp_t gfp)
 /*
  * Counters: the holder of the CPU's @busy mark (@mine) writes @fast with
  * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
- * counter's offset in struct nta_pcpu_stats.
+ * counter's offset in struct nta_counters.
  */
 static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 				      size_t off, u64 n)
@@ -430,7 +430,7 @@ static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
 }
 
-#define NTA_CTR(field)	offsetof(struct nta_pcpu_stats, field)
+#define NTA_CTR(field)	offsetof(struct nta_counters, field)
 
 static void nta_free_block(struct nta_block *blk)
 {
@@ -1336,7 +1336,7 @@ static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
  * NTA_KICK_BLOCKS blocks have piled up anyway; otherwise the
  * stranded-free timer is the bound.
  */
-static enum nta_bad_free nta_free_remote(struct nta_cpu *c, bool mine,
+static enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
 					 struct nta_block *blk, void *ptr,
 					 unsigned int size)
 {
@@ -1426,7 +1426,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 			nta_account(c, mine, size, -1);
 		}
 	} else {
-		why = nta_free_remote(c, mine, blk, ptr, size);
+		why = nta_queue_for_owner(c, mine, blk, ptr, size);
 	}
 	nta_drain_locked(c, mine, &released);
 	nta_slow_unlock(c, mine, flags);
@@ -1474,7 +1474,7 @@ void nta_free(void *ptr, unsigned int size)
 		goto slow;
 	if (unlikely(blk->pool != &c->pool)) {
 		/* Lock-free on the owner's side: no need for the local lock. */
-		why = nta_free_remote(c, true, blk, ptr, size);
+		why = nta_queue_for_owner(c, true, blk, ptr, size);
 		nta_fast_exit(c);
 		if (unlikely(why))
 			nta_complain(ptr, size, why, _RET_IP_);
@@ -1578,11 +1578,19 @@ static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 	}
 }
 
-/* A counter of one CPU, both sets; @off as for nta_count(). */
-static s64 nta_sum(const struct nta_cpu *c, size_t off)
+/*
+ * Add one CPU's counters, both sets, to @st: every counter is a 64-bit
+ * word, so struct nta_counters is summed as an array.
+ */
+static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 {
-	return READ_ONCE(*(const s64 *)((const void *)&c->fast + off)) +
-	       READ_ONCE(*(const s64 *)((const void *)&c->stats + off));
+	const s64 *fast = (const s64 *)&c->fast, *slow = (const s64 *)&c->stats;
+	s64 *sum = (s64 *)&st->counters;
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(struct nta_counters) % sizeof(s64));
+	for (i = 0; i < sizeof(struct nta_counters) / sizeof(s64); i++)
+		sum[i] += READ_ONCE(fast[i]) + READ_ONCE(slow[i]);
 }
 
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
@@ -1590,23 +1598,9 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 	unsigned long largest, bin_units = READ_ONCE(c->bin_units);
 
-	st->allocs += nta_sum(c, NTA_CTR(allocs));
-	st->frees += nta_sum(c, NTA_CTR(frees));
-	st->remote_frees += nta_sum(c, NTA_CTR(remote_frees));
-	st->remote_atomics += nta_sum(c, NTA_CTR(remote_atomics));
+	nta_add_counters(st, c);
 	/* Plain increments by the owner: a reader may see one late. */
 	st->remote_atomics += data_race(c->pool.atomics);
-	st->drains += nta_sum(c, NTA_CTR(drains));
-	st->kicks += nta_sum(c, NTA_CTR(kicks));
-	st->grows += nta_sum(c, NTA_CTR(grows));
-	st->returns += nta_sum(c, NTA_CTR(returns));
-	st->failures += nta_sum(c, NTA_CTR(failures));
-	st->bad_frees += nta_sum(c, NTA_CTR(bad_frees));
-	st->fallbacks += nta_sum(c, NTA_CTR(fallbacks));
-	st->inuse_objects += nta_sum(c, NTA_CTR(inuse_objects));
-	st->requested_bytes += nta_sum(c, NTA_CTR(requested_bytes));
-	st->reserved_bytes += nta_sum(c, NTA_CTR(reserved_bytes));
-	st->kmalloc_bytes += nta_sum(c, NTA_CTR(kmalloc_bytes));
 	nta_add_live_stats(st, c);
 	st->blocks += READ_ONCE(c->pool.nr_blocks);
 	st->block_bytes += (u64)READ_ONCE(c->pool.nr_blocks) * NTA_BLOCK_SIZE;

@@ -6,7 +6,7 @@
  * the last run, or says that there was none: NTA
  * (nta_alloc()/nta_free()), mainline's skb head path (what
  * kmalloc_reserve() does: skb_small_head_cache for heads that fit it, else
- * kmalloc() of kmalloc_size_roundup(); skb_kfree_head() frees both with
+ * kmalloc() of kmalloc_size_roundup(); skb_head_free() frees both with
  * kfree()) and plain kmalloc()/kfree().
  *
  * Patterns: LIFO (free right after allocation), FIFO (a queue of live
@@ -102,7 +102,7 @@ static __always_inline void nb_free(enum nb_kind kind, void *p,
 	if (kind == NB_NTA)
 		nta_free(p, size);
 	else
-		kfree(p);	/* as skb_kfree_head() for both head caches */
+		kfree(p);	/* as skb_head_free() for both head caches */
 }
 
 /* One figure: how to run it, and what it measured. */

@@ -5,7 +5,7 @@
  * Nothing in here knows about CPUs, locks or the page allocator: a pool is
  * handed naturally aligned blocks by its caller, and every function below
  * expects the caller to serialise calls on one pool (the owner's local
- * lock in the kernel, one thread per pool in tools/testing/nta).  The only
+ * lock in the kernel, one thread per pool in a userspace harness).  The only
  * exception is nta_remote_free(), which any context may call for any pool.
  * The kernel glue also writes a block's @cls bytes under its per-CPU mark
  * when it parks objects in, or takes them from, its bins.
@@ -263,7 +263,7 @@ void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
 
 /*
  * Provided by the code that embeds the core (nta.c in the kernel, the
- * harness in tools/testing/nta).  nta_report_poison() is called when
+ * userspace harness).  nta_report_poison() is called when
  * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
  * write after free (@bad the first byte found), and with @bad == @chunk
  * when a free chunk's links were found overwritten; nta_report_bad_free()

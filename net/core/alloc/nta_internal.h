@@ -23,29 +23,12 @@
 #define NTA_TRIM_BATCHES	64
 
 /*
- * Counters of one CPU.  struct nta_cpu has two sets: @fast, written with
- * plain stores only by whoever holds the CPU's @busy mark, and @stats,
- * written only with this_cpu_*() operations, which no interrupt can tear;
- * readers add them up.  Remote frees are counted on the freeing CPU, so
- * per-CPU gauges may go negative, their sum may not.
+ * struct nta_cpu has two sets of the counters of struct nta_stats: @fast,
+ * written with plain stores only by whoever holds the CPU's @busy mark, and
+ * @stats, written only with this_cpu_*() operations, which no interrupt can
+ * tear; readers add them up.  Remote frees are counted on the freeing CPU,
+ * so per-CPU gauges may go negative, their sum may not.
  */
-struct nta_pcpu_stats {
-	u64 allocs;
-	u64 frees;
-	u64 remote_frees;
-	u64 remote_atomics;
-	u64 drains;
-	u64 kicks;
-	u64 grows;
-	u64 returns;
-	u64 failures;
-	u64 bad_frees;
-	u64 fallbacks;
-	s64 inuse_objects;
-	s64 requested_bytes;
-	s64 reserved_bytes;
-	s64 kmalloc_bytes;
-};
 
 /*
  * Per-CPU bins (see nta.c): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
@@ -163,11 +146,11 @@ struct nta_cpu {
 	unsigned int bin_units;
 	void *bin[NTA_NR_LISTS];
 	u8 bin_nr[NTA_NR_LISTS];
-	struct nta_pcpu_stats fast;
+	struct nta_counters fast;
 	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
 	struct nta_pool pool;
-	struct nta_pcpu_stats stats;
+	struct nta_counters stats;
 	struct irq_work kick;
 	unsigned int trim;
 	unsigned long grow_failed;
