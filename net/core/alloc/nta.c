@@ -1337,8 +1337,8 @@ static void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
  * stranded-free timer is the bound.
  */
 static enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
-					 struct nta_block *blk, void *ptr,
-					 unsigned int size)
+					     struct nta_block *blk, void *ptr,
+					     unsigned int size)
 {
 	struct nta_pool *owner = blk->pool;
 	enum nta_bad_free why;
