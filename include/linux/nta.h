@@ -14,16 +14,12 @@
 #include <linux/align.h>
 #include <linux/cache.h>
 #include <linux/init.h>
-#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/gfp_types.h>
 #include <linux/jump_label.h>
 
 /**
  * struct nta_stats - allocator counters, summed over CPUs or for one CPU
- * @counters: the counters from @allocs to @kmalloc_bytes, which each CPU
- *	keeps itself (struct nta_counters); the fields after them are read
- *	from the pools
  * @allocs: successful nta_alloc() calls
  * @frees: objects returned to their block (local frees and drained ones)
  * @remote_frees: nta_free() calls made on a CPU that does not own the object
@@ -50,23 +46,21 @@
  * @largest_free: largest free chunk in bytes
  */
 struct nta_stats {
-	struct_group_tagged(nta_counters, counters,
-		u64 allocs;
-		u64 frees;
-		u64 remote_frees;
-		u64 remote_atomics;
-		u64 drains;
-		u64 kicks;
-		u64 grows;
-		u64 returns;
-		u64 failures;
-		u64 bad_frees;
-		u64 fallbacks;
-		s64 inuse_objects;
-		s64 requested_bytes;
-		s64 reserved_bytes;
-		s64 kmalloc_bytes;
-	);
+	u64 allocs;
+	u64 frees;
+	u64 remote_frees;
+	u64 remote_atomics;
+	u64 drains;
+	u64 kicks;
+	u64 grows;
+	u64 returns;
+	u64 failures;
+	u64 bad_frees;
+	u64 fallbacks;
+	s64 inuse_objects;
+	s64 requested_bytes;
+	s64 reserved_bytes;
+	s64 kmalloc_bytes;
 	u64 blocks;
 	u64 block_bytes;
 	u64 free_bytes;

@@ -419,7 +419,7 @@ static struct nta_block *nta_new_block(int node, gfp_t gfp)
 /*
  * Counters: the holder of the CPU's @busy mark (@mine) writes @fast with
  * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
- * counter's offset in struct nta_counters.
+ * counter's offset in struct nta_stats.
  */
 static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 				      size_t off, u64 n)
@@ -430,7 +430,7 @@ static __always_inline void nta_count(struct nta_cpu *c, bool mine,
 		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
 }
 
-#define NTA_CTR(field)	offsetof(struct nta_counters, field)
+#define NTA_CTR(field)	offsetof(struct nta_stats, field)
 
 static void nta_free_block(struct nta_block *blk)
 {
@@ -1578,18 +1578,14 @@ static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 	}
 }
 
-/*
- * Add one CPU's counters, both sets, to @st: every counter is a 64-bit
- * word, so struct nta_counters is summed as an array.
- */
+/* Add one CPU's counters, both sets, to @st: each is a 64-bit word. */
 static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 {
 	const s64 *fast = (const s64 *)&c->fast, *slow = (const s64 *)&c->stats;
-	s64 *sum = (s64 *)&st->counters;
+	s64 *sum = (s64 *)st;
 	unsigned int i;
 
-	BUILD_BUG_ON(sizeof(struct nta_counters) % sizeof(s64));
-	for (i = 0; i < sizeof(struct nta_counters) / sizeof(s64); i++)
+	for (i = 0; i < NTA_NR_COUNTERS; i++)
 		sum[i] += READ_ONCE(fast[i]) + READ_ONCE(slow[i]);
 }
 

@@ -23,12 +23,15 @@
 #define NTA_TRIM_BATCHES	64
 
 /*
- * struct nta_cpu has two sets of the counters of struct nta_stats: @fast,
+ * struct nta_stats from @allocs to @kmalloc_bytes: what each CPU counts
+ * itself; the fields after them are read from the pools.  struct nta_cpu
+ * has two sets of these counters (only they are used there): @fast,
  * written with plain stores only by whoever holds the CPU's @busy mark, and
  * @stats, written only with this_cpu_*() operations, which no interrupt can
  * tear; readers add them up.  Remote frees are counted on the freeing CPU,
  * so per-CPU gauges may go negative, their sum may not.
  */
+#define NTA_NR_COUNTERS	(offsetof(struct nta_stats, blocks) / sizeof(u64))
 
 /*
  * Per-CPU bins (see nta.c): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
@@ -146,11 +149,11 @@ struct nta_cpu {
 	unsigned int bin_units;
 	void *bin[NTA_NR_LISTS];
 	u8 bin_nr[NTA_NR_LISTS];
-	struct nta_counters fast;
+	struct nta_stats fast;
 	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
 	struct nta_pool pool;
-	struct nta_counters stats;
+	struct nta_stats stats;
 	struct irq_work kick;
 	unsigned int trim;
 	unsigned long grow_failed;
