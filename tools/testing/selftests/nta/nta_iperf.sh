@@ -23,8 +23,8 @@
 #   NTA_TOGGLE_PERIOD seconds between flips [0.5]
 #   NTA_HOST_PORT     guest port with a host forward (QEMU hostfwd): the
 #                     guest serves, and prints "NTA-HOST-IPERF <port> tcp
-#                     <secs>" for the host runner to start the client
-#                     (scripts/nta-boot.sh does); iperf_tcp_virtio and
+#                     <secs>" on its console for whatever runs QEMU on the
+#                     host to start an iperf3 client; iperf_tcp_virtio and
 #                     skb_iperf_tcp_virtio use it
 #   NTA_IPERF_HOST    otherwise: a host iperf3 server reachable over
 #                     virtio-net; neither set: those two SKIP
@@ -108,9 +108,9 @@ for len in 64 512 1400 8000; do
 done
 
 # virtio_host_client NAME: the guest runs the server on $NTA_HOST_PORT and
-# asks the host (QEMU runner: scripts/nta-boot.sh) for a client with a
-# console marker; the host sends, so the guest's virtio-net driver builds
-# the receive skbs.  Output in $NTA_TMP/NAME.out, status $?.
+# asks the host (whatever runs QEMU and reads the console) for a client
+# with a console marker; the host sends, so the guest's virtio-net driver
+# builds the receive skbs.  Output in $NTA_TMP/NAME.out, status $?.
 virtio_host_client()
 {
 	bg_start "$NTA_TMP/$1.out" iperf3 -s -1 -p "$NTA_HOST_PORT" -f m

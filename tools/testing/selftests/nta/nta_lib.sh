@@ -2,8 +2,8 @@
 #
 # nta_lib.sh - helpers for the NTA selftests; sourced, never run.
 #
-# Written for busybox ash (the guest has busybox-static, iperf3 and the
-# programs of this directory, nothing else): POSIX sh, no bash-isms.
+# Written for busybox ash (a minimal guest may have only busybox-static,
+# iperf3 and the programs of this directory): POSIX sh, no bash-isms.
 #
 #   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_note, nta_done
 #            (on top of kselftest/ktap_helpers.sh)
