@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: KASAN sees NTA objects as it sees kmalloc()'s.
+ * KUnit suite nta_kasan: KASAN sees NTA objects as it sees kmalloc()'s.
  *
- * Unlike nta_kunit.c this file is instrumented.  Each case makes one bad
- * access to an NTA object and expects exactly one KASAN report of the
- * right kind, read from the console as mm/kasan/kasan_test_c.c does; one
- * case makes only good accesses, skb heads included, and expects none.
+ * Unlike the other NTA suites this file is instrumented.  Each case makes
+ * one bad access to an NTA object and expects exactly one KASAN report of
+ * the right kind, read from the console as mm/kasan/kasan_test_c.c does;
+ * one case makes only good accesses, skb heads included, and expects none.
  *
  * A KASAN report taints the kernel, which switches lockdep off for the
  * rest of the boot, and without kasan_multi_shot only the first report
