@@ -88,14 +88,13 @@ static inline bool nta_enabled(void)
 
 void *nta_alloc(unsigned int size, gfp_t gfp);
 void nta_free(void *ptr, unsigned int size);
-unsigned int nta_alloc_size(unsigned int size);
 
 /**
  * nta_object_size - bytes NTA set aside for an object it handed out
  * @size: the size the object was allocated with
  *
- * nta_alloc_size() for a request nta_alloc() has served, inline for the
- * skb head path: NTA rounds up to a cache line.
+ * What NTA sets aside for a request nta_alloc() has served, inline for
+ * the skb head path: NTA rounds up to a cache line.
  *
  * Return: @size rounded up to whole units.
  */
@@ -126,11 +125,6 @@ static inline void *nta_alloc(unsigned int size, gfp_t gfp)
 
 static inline void nta_free(void *ptr, unsigned int size)
 {
-}
-
-static inline unsigned int nta_alloc_size(unsigned int size)
-{
-	return 0;
 }
 
 static inline unsigned int nta_max_size(void)

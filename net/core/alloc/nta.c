@@ -141,7 +141,6 @@ static bool nta_note_grow(gfp_t gfp)
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 VISIBLE_IF_KUNIT unsigned long nta_block_map_bits __read_mostly;
-EXPORT_SYMBOL_IF_KUNIT(nta_block_map_bits);
 static unsigned long *nta_block_map __read_mostly;
 
 /*
@@ -150,8 +149,7 @@ static unsigned long *nta_block_map __read_mostly;
  * callback of the last CPU (after the others took their reserves).  The
  * KUnit case nta_init_unwind then checks that nothing stayed behind.
  */
-unsigned int nta_fail_init __ro_after_init;
-EXPORT_SYMBOL_IF_KUNIT(nta_fail_init);
+VISIBLE_IF_KUNIT unsigned int nta_fail_init __ro_after_init;
 
 static bool nta_init_fault(enum nta_init_step step)
 {
@@ -309,7 +307,6 @@ VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 		return "skb_shared_info";
 	return NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(nta_usercopy_bad);
 #endif
 
 #ifdef CONFIG_HARDENED_USERCOPY
@@ -1507,19 +1504,6 @@ slow:
 }
 
 /**
- * nta_alloc_size - bytes NTA sets aside for a request
- * @size: the request
- *
- * Return: @size rounded up to whole units, or 0 when NTA cannot serve it.
- */
-unsigned int nta_alloc_size(unsigned int size)
-{
-	if (!size || size > NTA_MAX_SIZE)
-		return 0;
-	return nta_size_to_units(size) * NTA_UNIT;
-}
-
-/**
  * nta_max_size - the largest request NTA serves
  *
  * Return: the size in bytes; larger requests must go elsewhere.
@@ -2141,7 +2125,6 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
 		n += nta_cpu_spare_blocks(cpu);
 	return n ? n * NTA_BLOCK_PAGES : SHRINK_EMPTY;
 }
-EXPORT_SYMBOL_IF_KUNIT(nta_shrink_count);
 
 /* Give back up to @max spare blocks of this CPU's pool, bins merged first. */
 static unsigned int nta_trim_local(unsigned int max)
@@ -2221,7 +2204,6 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 	put_cpu();
 	return n ? (unsigned long)n * NTA_BLOCK_PAGES : SHRINK_STOP;
 }
-EXPORT_SYMBOL_IF_KUNIT(nta_shrink_scan);
 
 static int __init nta_init_block_map(void)
 {

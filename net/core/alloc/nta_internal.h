@@ -229,10 +229,22 @@ enum nta_init_step {
 	NTA_INIT_ONLINE,
 };
 
-extern unsigned int nta_fail_init;
 #if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int nta_fail_init;
 extern unsigned long nta_block_map_bits;
 #endif
+
+/*
+ * Bytes NTA sets aside for a request of @size bytes, or 0 when it cannot
+ * serve it.  Only the KUnit suite asks; inline, so it costs nothing
+ * without it.
+ */
+static inline unsigned int nta_alloc_size(unsigned int size)
+{
+	if (!size || size > NTA_MAX_SIZE)
+		return 0;
+	return nta_size_to_units(size) * NTA_UNIT;
+}
 
 /*
  * Every NTA object is an skb head, and skb_head_alloc() gives the whole
