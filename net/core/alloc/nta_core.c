@@ -39,6 +39,8 @@
 #include <linux/minmax.h>
 #include <linux/poison.h>
 #include <linux/printk.h>
+#include <linux/sprintf.h>
+#include <linux/stdarg.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
@@ -483,3 +485,222 @@ const char *nta_bad_free_reason(enum nta_bad_free why)
 	}
 	return "unknown";
 }
+
+#if IS_ENABLED(CONFIG_NTA_POOL_CHECK)
+/*
+ * The pool validator: the KUnit suite, debugfs nta/check and a userspace
+ * harness all hold a pool to these invariants, so that a check added here
+ * runs in all three.  It only reads; it follows a free-list link only once
+ * it has seen the link agree with its neighbour's, and it bounds every
+ * walk, so that a corrupt pool is reported rather than followed.  One walk
+ * of the lists and one of the blocks, each chunk and unit looked at once,
+ * so that it stays quick on pools of hundreds of blocks.
+ */
+struct nta_check {
+	char *msg;
+	size_t len;
+	unsigned int errs;
+	unsigned long chunks, units;	/* on the lists */
+	unsigned long runs, free;	/* free runs and units in the bitmaps */
+	unsigned long whole;		/* chunks on the wholly-free list */
+};
+
+/* The caller cannot print (it may hold a local lock): keep the first. */
+static __printf(2, 3) void nta_check_bad(struct nta_check *ck,
+					 const char *fmt, ...)
+{
+	va_list args;
+
+	if (ck->errs++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(ck->msg, ck->len, fmt, args);
+	va_end(args);
+}
+
+/* A chunk on list @units: a maximal free run of a block of @pool. */
+static void nta_check_chunk(const struct nta_pool *pool, struct nta_check *ck,
+			    const struct nta_chunk *chunk, unsigned int units)
+{
+	const struct nta_block *blk = nta_block_of(chunk);
+	unsigned int unit = nta_unit_of(blk, chunk), end = unit + units;
+
+	if (unit < NTA_HDR_UNITS || end > NTA_BLOCK_UNITS || blk->pool != pool) {
+		nta_check_bad(ck, "chunk %p/%u out of place", chunk, units);
+		return;
+	}
+	if (find_next_bit(blk->used, end, unit) < end)
+		nta_check_bad(ck, "chunk %p/%u overlaps an object", chunk, units);
+	else if (!test_bit(unit - 1, blk->used) ||
+		 (end < NTA_BLOCK_UNITS && !test_bit(end, blk->used)))
+		nta_check_bad(ck, "chunk %p/%u has a free neighbour", chunk,
+			      units);
+}
+
+/*
+ * The non-empty bits, and each list a ring through its head whose links
+ * agree both ways, of chunks that are maximal free runs.  A chunk has one
+ * pair of links, so none is on two lists or twice on one, and two
+ * distinct maximal runs never overlap.
+ *
+ * Return: false when a list cannot be walked to its end.
+ */
+static bool nta_check_lists(const struct nta_pool *pool, struct nta_check *ck)
+{
+	const unsigned int nbits = BITS_TO_LONGS(NTA_NR_LISTS) * BITS_PER_LONG;
+	/* Free runs are never adjacent: half a block's units at most. */
+	const unsigned long max = ((unsigned long)pool->nr_blocks + 1) *
+				  DIV_ROUND_UP(NTA_DATA_UNITS, 2);
+	const struct nta_chunk *head, *pos;
+	unsigned long before;
+	unsigned int i;
+	bool nonempty;
+
+	if (test_bit(0, pool->nonempty) ||
+	    find_next_bit(pool->nonempty, nbits, NTA_NR_LISTS) < nbits)
+		nta_check_bad(ck, "non-empty bit outside lists 1..%u",
+			      (unsigned int)NTA_DATA_UNITS);
+	if (!nta_flist_empty(&pool->free[0]))
+		nta_check_bad(ck, "list 0 in use");
+	for (i = 1; i < NTA_NR_LISTS; i++) {
+		head = &pool->free[i];
+		before = ck->chunks;
+		for (pos = head;;) {
+			if (!nta_chunk_linked(pool, pos)) {
+				nta_check_bad(ck, "list %u: chunk %p badly linked",
+					      i, pos);
+				return false;
+			}
+			pos = nta_chunk_next(pos);
+			if (pos == head)
+				break;
+			if (pos >= pool->free && pos < pool->free + NTA_NR_LISTS) {
+				nta_check_bad(ck, "list %u runs into list %u", i,
+					      (unsigned int)(pos - pool->free));
+				return false;
+			}
+			if (++ck->chunks > max) {
+				nta_check_bad(ck, "list %u: more chunks than %u blocks hold",
+					      i, pool->nr_blocks);
+				return false;
+			}
+			ck->units += i;
+			nta_check_chunk(pool, ck, pos, i);
+		}
+		nonempty = ck->chunks > before;
+		if (nonempty != test_bit(i, pool->nonempty))
+			nta_check_bad(ck, "list %u: non-empty bit is wrong", i);
+		if (i == NTA_DATA_UNITS)
+			ck->whole = ck->chunks - before;
+	}
+	return true;
+}
+
+/* One block's header, bitmaps and length bytes; counts its free runs. */
+static void nta_check_block(const struct nta_pool *pool,
+			    const struct nta_block *blk, struct nta_check *ck)
+{
+	unsigned int i, blk_free = 0;
+	bool used, prev;
+
+	/* Its chunks cannot be found through nta_block_of(): say so, stop. */
+	if ((unsigned long)blk & (NTA_BLOCK_SIZE - 1)) {
+		nta_check_bad(ck, "block %p: misaligned", blk);
+		return;
+	}
+	if (blk->pool != pool)
+		nta_check_bad(ck, "block %p: wrong pool", blk);
+	for (i = 0; i < NTA_HDR_UNITS; i++)
+		if (!test_bit(i, blk->used) || test_bit(i, blk->start))
+			nta_check_bad(ck, "block %p: header unit %u not reserved",
+				      blk, i);
+	if (!bitmap_subset(blk->start, blk->used, NTA_BLOCK_UNITS))
+		nta_check_bad(ck, "block %p: object start in free space", blk);
+	if (!bitmap_subset(blk->pending, blk->start, NTA_BLOCK_UNITS))
+		nta_check_bad(ck, "block %p: pending bit on no object", blk);
+	/* A remote free sets its bit just before it queues the block. */
+	if (!bitmap_empty(blk->pending, NTA_BLOCK_UNITS) &&
+	    !READ_ONCE(blk->queued))
+		nta_check_bad(ck, "block %p: remote frees pending, not queued",
+			      blk);
+	/* A length byte sits on an object's start and says its length. */
+	for (i = 0; i < NTA_BLOCK_UNITS; i++)
+		if (blk->cls[i] && (!test_bit(i, blk->start) ||
+				    nta_object_units(blk, i) != blk->cls[i]))
+			nta_check_bad(ck, "block %p: length byte %u at unit %u",
+				      blk, blk->cls[i], i);
+	for (i = NTA_HDR_UNITS; i < NTA_BLOCK_UNITS; i++) {
+		used = test_bit(i, blk->used);
+		prev = test_bit(i - 1, blk->used);
+		if (!used) {
+			blk_free++;
+			ck->runs += prev;
+		} else if (!prev && !test_bit(i, blk->start)) {
+			/* Objects in bins keep their start bits too. */
+			nta_check_bad(ck, "block %p: unit %u used by no object",
+				      blk, i);
+		}
+	}
+	if (blk_free != blk->free_units)
+		nta_check_bad(ck, "block %p: free_units %u, bitmap says %u",
+			      blk, blk->free_units, blk_free);
+	ck->free += blk_free;
+}
+
+/**
+ * nta_pool_check - check every invariant the core relies on
+ * @pool: the pool; the caller serialises with its owner (in the kernel:
+ *	holds the owner's lock and mark)
+ * @msg: where the first violation is described
+ * @len: the size of @msg
+ *
+ * For the KUnit suite, CONFIG_NTA_DEBUG's nta/check and a userspace
+ * harness, at a moment when no remote free is in flight.  It prints
+ * nothing, as it may run under a local lock.  Only the core's state is
+ * checked: an object the kernel glue parks in a bin is a live object
+ * whose length byte is 0, which the core allows.
+ *
+ * Every listed chunk is a maximal free run of one of the pool's blocks
+ * and no two are the same, so as many chunks and units on the lists as
+ * free runs and units in the blocks' bitmaps means that every free unit
+ * is on exactly one list.
+ *
+ * Return: how many violations it found; 0 when the pool is sound.
+ */
+unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
+			    size_t len)
+{
+	struct nta_check ck = { .msg = msg, .len = len };
+	const struct nta_block *blk;
+	unsigned long blocks = 0;
+
+	if (pool->broken) {
+		nta_check_bad(&ck, "quarantined: free-list links were overwritten");
+		return ck.errs;
+	}
+	if (!nta_check_lists(pool, &ck))
+		return ck.errs;
+	list_for_each_entry(blk, &pool->blocks, link) {
+		/* A cycle that misses the list head ends here. */
+		if (++blocks > pool->nr_blocks) {
+			nta_check_bad(&ck, "nr_blocks %u, list has more",
+				      pool->nr_blocks);
+			return ck.errs;
+		}
+		nta_check_block(pool, blk, &ck);
+	}
+	if (blocks != pool->nr_blocks)
+		nta_check_bad(&ck, "nr_blocks %u, list has %lu",
+			      pool->nr_blocks, blocks);
+	if (ck.chunks != ck.runs || ck.units != ck.free)
+		nta_check_bad(&ck, "lists hold %lu chunks of %lu units, blocks %lu runs of %lu",
+			      ck.chunks, ck.units, ck.runs, ck.free);
+	if (pool->free_units != ck.free)
+		nta_check_bad(&ck, "free_units %lu, bitmaps say %lu",
+			      pool->free_units, ck.free);
+	if (pool->whole != ck.whole)
+		nta_check_bad(&ck, "whole %u, list has %lu", pool->whole,
+			      ck.whole);
+	return ck.errs;
+}
+#endif /* CONFIG_NTA_POOL_CHECK */

@@ -264,10 +264,6 @@ const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 			     unsigned long *offset);
 #endif
 
-#if IS_ENABLED(CONFIG_NTA_DEBUG) || IS_ENABLED(CONFIG_KUNIT)
-unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
-			    size_t len);
-#endif
 unsigned int nta_check_this_cpu(char *msg, size_t len);
 unsigned int nta_blocks_this_cpu(unsigned int *local);
 int nta_poison_test(void);

@@ -12,9 +12,8 @@
  * and queues the object; the owner's drain checks the size and reports a
  * mismatch through nta_report_bad_free().
  *
- * The checker walks a pool's blocks, bitmaps and free lists and verifies
- * every invariant the core documents; tests add what they know about live
- * objects on top.
+ * The pool checker is the core's own nta_pool_check(), compiled with
+ * nta_core.c; tests add what they know about live objects on top.
  */
 #ifndef _NTA_HARNESS_H
 #define _NTA_HARNESS_H
@@ -160,10 +159,11 @@ void h_release(struct hcpu *c, struct list_head *released);
 
 /* ---- invariant checker ---- */
 
+/* Figures of a sound pool, for tests that keep their own model. */
 struct h_pool_stats {
-	unsigned long blocks, free_blocks;	/* free: wholly free */
-	unsigned long free_chunks, free_units, largest_free;
-	unsigned long objects, object_units, pending;
+	unsigned long objects, object_units;	/* live objects, their units */
+	unsigned long free_blocks;		/* wholly free blocks */
+	unsigned long pending;			/* remote frees not drained */
 };
 
 /*
@@ -176,8 +176,10 @@ struct h_pool_stats {
 #define H_CHECK_TRIMMED	0x4
 
 /*
- * Walk every block and list of @pool; report each broken invariant through
- * t_fail() (at most a few) and return how many there were.
+ * nta_pool_check() (the core's validator, shared with KUnit and debugfs
+ * nta/check) plus the policy in @flags; reports through t_fail() and
+ * returns how many violations there were.  @st, if given, is filled in
+ * when the pool passed nta_pool_check(), zeroed otherwise.
  */
 unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 			  struct h_pool_stats *st);

@@ -8,7 +8,8 @@
  * nta_report_bad_free() and leaves allocated.  nta_pool_remove_block()
  * refuses a block with live objects (WARN, counted by the shim).  And,
  * with CONFIG_NTA_DEBUG, a write after free is reported once, on the next
- * allocation of the chunk.
+ * allocation of the chunk.  And nta_pool_check() finds corruption planted
+ * in a pool's fields, bitmaps, length bytes and links.
  */
 #include "harness.h"
 
@@ -409,12 +410,116 @@ static void test_debug_poison(void)
 	EXPECT(h_cpu_destroy(c) == 0, "teardown");
 }
 
+/*
+ * nta_pool_check(), the validator the KUnit suite and debugfs nta/check
+ * share with this harness, finds each planted corruption, says so first,
+ * and is quiet again once the field is put back.
+ */
+static unsigned int pc_planted;
+
+static void pc_expect(const char *what, const char *want, bool only)
+{
+	char msg[256] = "";
+	unsigned int errs = nta_pool_check(&c->pool, msg, sizeof(msg));
+
+	pc_planted++;
+	EXPECT(errs && (!only || errs == 1) && strstr(msg, want),
+	       "%s: %u violations, first \"%s\", want \"%s\"", what, errs, msg,
+	       want);
+}
+
+/* Set @lval to @val, expect @want first (and alone with @only), restore. */
+#define PLANT(lval, val, want, only) do {				\
+	__typeof__(lval) __saved = (lval);				\
+									\
+	(lval) = (val);							\
+	pc_expect(#lval " = " #val, want, only);			\
+	(lval) = __saved;						\
+} while (0)
+
+/* The word of bitmap @map that holds @unit, with that bit flipped. */
+#define FLIP(map, unit)		(map)[BIT_WORD(unit)]
+#define FLIPPED(map, unit)	((map)[BIT_WORD(unit)] ^ BIT_MASK(unit))
+
+static void test_bad_pool_check(void)
+{
+	unsigned int ub, ucc, ud, last = NTA_BLOCK_UNITS - 1;
+	struct nta_block *blk;
+	struct nta_chunk *hole;
+	char msg[256] = "";
+	char *a, *b, *cc, *d;
+
+	pc_planted = 0;
+	h_cpu_init(c, 0, 2, 2);
+	a = h_alloc(c, 640);		/* 10 units */
+	b = h_alloc(c, 128);		/* 2 units */
+	cc = h_alloc(c, 64);		/* 1 unit, freed: a hole on list 1 */
+	d = h_alloc(c, 64);		/* 1 unit; the rest of the block is free */
+	ASSERT(a && b && cc && d && h_free(c, cc, 64) == NTA_FREE_OK, "setup");
+	blk = nta_block_of(a);
+	ASSERT(nta_block_of(d) == blk, "one block");
+	ub = h_unit(b);
+	ucc = h_unit(cc);
+	ud = h_unit(d);
+	hole = (struct nta_chunk *)cc;
+	EXPECT(nta_pool_check(&c->pool, msg, sizeof(msg)) == 0, "setup: %s", msg);
+
+	/* The pool's own fields. */
+	PLANT(c->pool.broken, true, "quarantined", true);
+	PLANT(c->pool.free_units, c->pool.free_units + 1, "free_units", true);
+	PLANT(c->pool.whole, c->pool.whole + 1, "whole", true);
+	PLANT(c->pool.nr_blocks, c->pool.nr_blocks + 1, "nr_blocks", true);
+	PLANT(c->pool.nr_blocks, c->pool.nr_blocks - 1, "nr_blocks", false);
+	PLANT(FLIP(c->pool.nonempty, 1), FLIPPED(c->pool.nonempty, 1),
+	      "list 1: non-empty bit is wrong", true);
+	PLANT(FLIP(c->pool.nonempty, 2), FLIPPED(c->pool.nonempty, 2),
+	      "list 2: non-empty bit is wrong", true);
+	PLANT(FLIP(c->pool.nonempty, 0), FLIPPED(c->pool.nonempty, 0),
+	      "non-empty bit outside", true);
+
+	/* A block's header and bitmaps. */
+	PLANT(blk->pool, &other->pool, "out of place", false);
+	PLANT(blk->free_units, blk->free_units - 1, "free_units", true);
+	PLANT(FLIP(blk->used, 0), FLIPPED(blk->used, 0), "header unit 0", true);
+	PLANT(FLIP(blk->start, ucc), FLIPPED(blk->start, ucc),
+	      "object start in free space", false);
+	PLANT(FLIP(blk->pending, ucc), FLIPPED(blk->pending, ucc),
+	      "pending bit on no object", false);
+	PLANT(FLIP(blk->pending, ub), FLIPPED(blk->pending, ub),
+	      "remote frees pending, not queued", true);
+	PLANT(blk->cls[ub], 3, "length byte 3", true);
+	PLANT(blk->cls[ucc], 1, "length byte 1", true);
+	/* A used unit inside a free chunk, at its end: not merged either. */
+	PLANT(FLIP(blk->used, last), FLIPPED(blk->used, last),
+	      "overlaps an object", false);
+	/* d without its start bit or length byte: units of no object. */
+	blk->cls[ud] = 0;
+	PLANT(FLIP(blk->start, ud), FLIPPED(blk->start, ud), "used by no object",
+	      true);
+	blk->cls[ud] = 1;
+	/* b's start bit gone: a and b look like one object of 12 units. */
+	PLANT(FLIP(blk->start, ub), FLIPPED(blk->start, ub), "length byte 10",
+	      false);
+
+	/* The free list links. */
+	PLANT(hole->next, hole->next ^ NTA_UNIT, "badly linked", true);
+	PLANT(hole->prev, hole->prev ^ NTA_UNIT, "badly linked", true);
+
+	EXPECT(nta_pool_check(&c->pool, msg, sizeof(msg)) == 0, "restored: %s", msg);
+	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	t_note("pool check: %u planted corruptions found", pc_planted);
+	EXPECT(h_free(c, a, 640) == NTA_FREE_OK && h_free(c, b, 128) == NTA_FREE_OK &&
+	       h_free(c, d, 64) == NTA_FREE_OK, "free");
+	EXPECT(h_cpu_destroy(c) == 0, "teardown");
+}
+
 const struct test bad_tests[] = {
 	{ "bad_free", test_bad_free, 0 },
 	{ "bad_remote_size", test_bad_remote_size, 0 },
 	{ "bad_remote_refused", test_bad_remote_refused, 0 },
 	{ "bad_remove_busy_block", test_bad_remove_busy, 0 },
 	{ "bad_remove_full_block", test_bad_remove_full, 0 },
+	{ "bad_pool_check", test_bad_pool_check, 0 },
 	{ "debug_poison", test_debug_poison, T_DEBUG_ONLY },
 	{ NULL, NULL, 0 }
 };

@@ -75,6 +75,29 @@ static inline unsigned int bitmap_weight(const unsigned long *src, unsigned int 
 	return w;
 }
 
+static inline void bitmap_or(unsigned long *dst, const unsigned long *src1,
+			     const unsigned long *src2, unsigned int nbits)
+{
+	unsigned int i;
+
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		dst[i] = src1[i] | src2[i];
+}
+
+/* Every bit of @src1 is set in @src2; bits from @nbits on are not looked at. */
+static inline bool bitmap_subset(const unsigned long *src1,
+				 const unsigned long *src2, unsigned int nbits)
+{
+	unsigned int i;
+
+	for (i = 0; i < nbits / BITS_PER_LONG; i++)
+		if (src1[i] & ~src2[i])
+			return false;
+	if (nbits % BITS_PER_LONG)
+		return !(src1[i] & ~src2[i] & BITMAP_LAST_WORD_MASK(nbits));
+	return true;
+}
+
 static inline bool bitmap_empty(const unsigned long *src, unsigned int nbits)
 {
 	return find_first_bit(src, nbits) >= nbits;
