@@ -89,6 +89,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "nta_core_inline.h"
 #include "nta_internal.h"
 
 #define NTA_DEFAULT_RESERVE	(256 * 1024)

@@ -44,7 +44,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
-#include "nta_core.h"
+#include "nta_core_inline.h"
 
 static void nta_chunk_add(struct nta_pool *pool, struct nta_block *blk,
 			  unsigned int unit, unsigned int units)

@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nta_core.h"		/* -I$(CORE_DIR) */
+#include "nta_core_inline.h"	/* -I$(CORE_DIR) */
 
 #ifndef NTA_VARIANT
 #define NTA_VARIANT "o2"

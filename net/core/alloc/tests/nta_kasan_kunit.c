@@ -10,7 +10,7 @@
  * A KASAN report taints the kernel, which switches lockdep off for the
  * rest of the boot, and without kasan_multi_shot only the first report
  * is printed.  So the suite runs only when kasan_multi_shot is on the
- * command line (make check boots a kernel of its own for it, with
+ * command line (run it in a boot of its own, e.g. with
  * kunit.filter_glob=nta_kasan) and skips otherwise.  The bad accesses run
  * in a work item, because a KASAN report in a KUnit test's own task fails
  * the test (mm/kasan/report.c); the console lines between
@@ -86,7 +86,7 @@ static void nta_kexpect(struct kunit *test, struct nta_kcase *kc,
 	unsigned int cpu = raw_smp_processor_id();
 
 	memset(&nta_kseen, 0, sizeof(nta_kseen));
-	/* No markers when none is expected: any splat then fails make check. */
+	/* No markers when none is expected: any report is then unexpected. */
 	if (kind)
 		pr_info("NTA-SPLAT-EXPECTED-BEGIN %s\n", kind);
 	nta_krun_on(kc, cpu, fn);

@@ -250,12 +250,11 @@ static bool nta_tremote_empty(unsigned int cpu)
 /* nta: the per-CPU allocator                                             */
 
 /*
- * Booted with nta_fail_init=map|dead|online (make check boots one with
- * "online": the last CPU's online callback fails after the others took
- * their reserves, which the block allocation count shows): initialisation
- * was undone.  No block map, no block in any CPU's pool, NTA off for good
- * (the switch says -ENODEV), and skb heads come from kmalloc.  The boot's guest test checks that no
- * "net/nta" hotplug state is left registered.
+ * Booted with nta_fail_init=map|dead|online (with "online", the last CPU's
+ * online callback fails after the others took their reserves, which the
+ * block allocation count shows): initialisation was undone.  No block map,
+ * no block in any CPU's pool, NTA off for good (the switch says -ENODEV),
+ * and skb heads come from kmalloc.  Skipped without nta_fail_init=.
  */
 static void nta_init_unwind(struct kunit *test)
 {

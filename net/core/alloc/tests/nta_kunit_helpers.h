@@ -23,6 +23,7 @@
 
 #include <net/hotdata.h>
 
+#include "../nta_core_inline.h"
 #include "../nta_internal.h"
 
 /* ---------------------------------------------------------------------- */
