@@ -90,14 +90,11 @@ watch_console() {
 			set -- $line
 			proto=$3 secs=${4:-3}
 			n=$((n + 1)); hl=$outdir/$name.host-$n.txt
-			(
-				if iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 \
-					$([ "$proto" = tcp-r ] && echo -R) >"$hl" 2>&1; then
-					echo "ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport" >>"$htap"
-				else
-					echo "not ok - host iperf3 client ($proto) to guest via 127.0.0.1:$hport failed (see $hl)" >>"$htap"
-				fi
-			) &
+			( r="ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport"
+			  iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 \
+				$([ "$proto" = tcp-r ] && echo -R) >"$hl" 2>&1 ||
+				r="not ok - host iperf3 client ($proto) to guest via 127.0.0.1:$hport failed (see $hl)"
+			  echo "$r" >>"$htap" ) &
 			;;
 		esac
 	done
@@ -114,12 +111,6 @@ fi
 timeout -k 10 "$tmo" "${qemu[@]}" -append "$cmd" </dev/null 2>&1 | watch_console
 rc=${PIPESTATUS[0]}
 [ -n "$ucap" ] && kill "$upid" 2>/dev/null
-if grep -q '^NTA-PLAN-DONE' "$log"; then
-	info "plan done in $((SECONDS - t0))s"
-	exit 0
-fi
-[ "$rc" = 124 ] && echo "error: boot '$name' hit the ${tmo}s timeout" >&2 ||
-	echo "error: boot '$name' ended (qemu rc=$rc) before the plan finished" >&2
-echo "    console: $log; last 20 lines:" >&2
-tail -n 20 "$log" | sed 's/^/    | /' >&2
-exit 1
+grep -q '^NTA-PLAN-DONE' "$log" && { info "plan done in $((SECONDS - t0))s"; exit 0; }
+[ "$rc" = 124 ] && fail_log "$log" "boot '$name' hit the ${tmo}s timeout"
+fail_log "$log" "boot '$name' ended (qemu rc=$rc) before the plan finished"

@@ -18,6 +18,8 @@ result() {	# "ok|not ok" DESCRIPTION
 	printf '%s - %s\n' "$1" "$2" >>"$RES"
 	printf '    %s - %s\n' "$1" "$2"
 }
+# verdict RC OK-TEXT NOT-OK-TEXT: one result, ok when RC is 0; RC again.
+verdict() { [ "$1" = 0 ] && result ok "$2" || { result "not ok" "$3"; return 1; }; }
 
 # results: "ok - D" / "not ok - D" lines on stdin become results; others are shown.
 results() {
@@ -48,18 +50,13 @@ finish() {
 	skip=$(grep -c '^ok .*# SKIP' "$RES")
 	pass=$(( $(grep -c '^ok' "$RES") - skip ))
 	banner "results: ${CHK#$NTA_ROOT/}/results.tap, consoles: ${CHK#$NTA_ROOT/}/*.log"
-	if [ "$fail" -gt 0 ]; then
-		echo "  failed:"
-		grep '^not ok' "$RES" | sed 's/^/    /'
-	fi
-	[ "$skip" -gt 0 ] && echo "  ($skip skipped)"
+	[ "$fail" = 0 ] || { echo "  failed:"; grep '^not ok' "$RES" | sed 's/^/    /'; }
+	[ "$skip" = 0 ] || echo "  ($skip skipped)"
 	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit $?
+	exit $((fail > 0))
 }
 
-# Fatal: the rest cannot run.
-abort() {
+abort() {	# WHAT: fatal, the rest cannot run
 	result "not ok" "$1"
 	result "not ok" "remaining steps not run (after: $1)"
 	finish
@@ -97,14 +94,10 @@ for p in "$NTA_OUT"/series/0*.patch; do
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
 	(cd "$NTA_TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-color "$p") \
 		>"$CHK/checkpatch-$b.txt" 2>&1
-	tot=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\1 errors, \2 warnings, \4 checks/p' \
-		"$CHK/checkpatch-$b.txt" | sed 's/,  checks/, 0 checks/' | tail -1)
-	if [ "$tot" = "0 errors, 0 warnings, 0 checks" ]; then
-		result ok "checkpatch --strict $b: $tot"
-	else
-		result "not ok" "checkpatch --strict $b: ${tot:-no total line} (out/check/checkpatch-$b.txt)"
+	tot=$(sed -n 's/^total: \(.*\), [0-9]* lines checked$/\1/p' "$CHK/checkpatch-$b.txt" | tail -1)
+	[ "$tot" = "0 errors, 0 warnings, 0 checks" ]
+	verdict $? "checkpatch --strict $b: $tot" "checkpatch --strict $b: ${tot:-no total line} (out/check/checkpatch-$b.txt)" ||
 		grep -E '^(ERROR|WARNING|CHECK):' "$CHK/checkpatch-$b.txt" | head -10 | sed 's/^/      /'
-	fi
 done
 
 # MAINTAINERS: the F: patterns of the NTA entry (git pathspecs) match every
@@ -126,12 +119,8 @@ fi
 banner "kernel-doc -none -Wall on the files the series adds"
 for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 	kd=$(cd "$NTA_TREE" && perl scripts/kernel-doc -none -Wall "$f" 2>&1)
-	if [ -z "$kd" ]; then
-		result ok "kernel-doc $f: no warnings"
-	else
-		result "not ok" "kernel-doc $f: $(grep -c . <<<"$kd") warnings"
-		head -10 <<<"$kd" | sed 's/^/      /'
-	fi
+	[ -z "$kd" ]
+	verdict $? "kernel-doc $f: no warnings" "kernel-doc $f: $(grep -c . <<<"$kd") warnings" || head -10 <<<"$kd" | sed 's/^/      /'
 done
 
 # 6. kernel
@@ -143,11 +132,9 @@ fi
 B=$NTA_OUT/build-$FLAVOUR
 result ok "kernel: $FLAVOUR .config has every fragment option"
 result ok "kernel: $FLAVOUR bzImage built"
-if [ -s "$B/warnings-touched.txt" ]; then
-	result "not ok" "kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
-else
-	result ok "kernel: no compiler warnings in files the series touches"
-fi
+[ ! -s "$B/warnings-touched.txt" ]
+verdict $? "kernel: no compiler warnings in files the series touches" \
+	"kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
 
 # 7. initramfs
 step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh" ||
@@ -182,11 +169,8 @@ boot_plan() {
 		info "the upstream netconsole lock-order report (not NTA's; lockdep went off):" \
 			"booting once more (first console: out/${CHK#$NTA_OUT/}/$bname.upstream.txt)"
 	done
-	if [ $brc = 0 ]; then
-		result ok "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan in $((SECONDS - tb))s"
-	else
-		result "not ok" "[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
-	fi
+	verdict $brc "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan in $((SECONDS - tb))s" \
+		"[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
 	for t in $(tr ',' ' ' <<<"$plan"); do
 		test_results "$t" "$blog"
 	done | results
@@ -231,31 +215,31 @@ boot_plan "leak-$FLAVOUR" "netconsole,kmemleak" "kmemleak=on" -u
 nc=$CHK/leak-$FLAVOUR.netconsole.txt
 if ! grep -q '^CONFIG_NETCONSOLE_DYNAMIC=y' "$B/.config"; then
 	result ok "[host] netconsole # SKIP CONFIG_NETCONSOLE_DYNAMIC not set"
-elif grep -q 'NTA-NETCONSOLE-HELLO' "$nc" 2>/dev/null &&
-	grep -q 'nta: refusing free' "$nc" && grep -q 'nta: write after free' "$nc"; then
-	result ok "[host] netconsole: $(grep -c 'nta: write after free' "$nc") poison and $(grep -c 'nta: refusing free' "$nc") bad-free reports from NTA arrived on the host"
 else
-	result "not ok" "[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
-fi
+	grep -q 'NTA-NETCONSOLE-HELLO' "$nc" && grep -q 'nta: refusing free' "$nc" && grep -q 'nta: write after free' "$nc"
+	verdict $? "[host] netconsole: $(grep -c 'nta: write after free' "$nc") poison and $(grep -c 'nta: refusing free' "$nc") bad-free reports from NTA arrived on the host" \
+		"[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
+fi 2>/dev/null
 
-# 9. kunit_results LOG NAME TAG: the KUnit cases LOG printed before /init
-# (the dmesg dump repeats them), parsed by the tree's kunit.py, as "[TAG] suite.case".
+# 9. kunit_results LOG TAG: the KUnit cases LOG printed before /init (the
+# dmesg dump repeats them), parsed by the tree's kunit.py into TAG.json and
+# TAG.txt, as "[TAG] suite.case".
 kunit_results() {
 	local kl
 	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" |
 		python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/$2.json" >"$CHK/$2.txt" 2>&1
 	kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/$2.json" 2>/dev/null)
 	if [ -n "$kl" ]; then
-		sed "s/ - \[kunit\] / - [$3] /" <<<"$kl" | results
+		sed "s/ - \[kunit\] / - [$2] /" <<<"$kl" | results
 	elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
-		result "not ok" "[$3] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
+		result "not ok" "[$2] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
 	else
-		result ok "[$3] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
+		result ok "[$2] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
 	fi
 }
-kunit_results "$blog" kunit kunit
-kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan kunit-kasan
-kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail kunit-initfail
+kunit_results "$blog" kunit
+kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
+kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 
 # 10. kernel splats in every console: the scanner make demo uses too.
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)

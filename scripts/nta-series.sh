@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make series / make refresh: between the repository's series description and
-# branch `nta` of the assembled tree out/tree.
+# branch nta of the assembled tree out/tree.
 #
 # The model.  New kernel files live whole in the repository at their kernel
 # paths, in their FINAL state.  patches/series lists the patches in order,
@@ -9,22 +9,18 @@
 # patches/<slug>.msg the commit message and patches/<slug>.diff (optional)
 # a git diff of its changes to files that exist at that point: base-tree
 # files or new files of an EARLIER patch.  patches/cover-letter.txt is the
-# cover letter's body.  Author and Signed-off-by are the runner's git
-# identity, which also replaces @AUTHOR@ in the diffs.
-#
-# series: S_N = base + every diff applied to base-tree files + all new files;
-# S_{k-1} = S_k with diff k reverse-applied and patch k's new files removed;
-# S_0 must be the base.  S_1..S_N are committed on branch nta on tag
-# nta-base, exported with git format-patch to out/series/ and verified by
+# cover letter's body.  Author, Signed-off-by and @AUTHOR@ in the diffs
+# are the runner's git identity.
+# series: S_N = base + every diff + all new files; S_{k-1} = S_k less diff
+# k and patch k's new files; S_0 must be the base.  S_1..S_N are committed
+# on branch nta (on tag nta-base), exported to out/series/ and checked with
 # git am on a pristine worktree of the base (out/am-verify).
-# refresh: per commit of branch nta, the files it adds become the patch's
-# new files (content from the branch tip), the rest of its diff the .diff,
-# its message the .msg; an equivalent .diff or series file is left as it is,
-# so series -> refresh changes nothing.  Slugs travel with the commits as
-# git notes (refs/notes/nta-slug, kept through amend and rebase).
+# refresh: per commit of branch nta, its added files become the patch's new
+# files (content from the tip), the rest of its diff the .diff, its message
+# the .msg; what is already equivalent is left as it is, so series ->
+# refresh changes nothing.  Slugs travel as git notes (refs/notes/nta-slug).
 #
-#   scripts/nta-series.sh series|refresh|verify|cover
-# (cover: export out/series/ again for a new @RESULTS@; no assembly)
+#   scripts/nta-series.sh series|refresh|verify|cover   (cover: export again for a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
 P=$NTA_ROOT/patches
