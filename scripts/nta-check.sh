@@ -1,22 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: every test of the project, results merged into
-# out/check/results.tap (TAP 13), guest consoles in out/check/*.log.
-#
-#   deps -> userspace harness -> base tree -> series (+ git am check)
-#   -> checkpatch --strict per patch, MAINTAINERS coverage, kernel-doc
-#   -> debug kernel (config check, build, warnings in touched files)
-#   -> initramfs -> one boot running the plan:
-#   boot_smp, iperf_lo, iperf_host (host client via hostfwd), then the
-#   selftests (kselftest emit_tests); the isolation test and boot_params
-#   (nta=off nta_reserve=1T nta_max=16K) in boots of their own
-#   -> KUnit KTAP from the console
-#   -> kernel splat scan of every console log.
-#
-# The last line of output is "N passed, N failed"; exit 1 when N failed > 0.
-# FLAVOUR=perf make check runs the same on the perf kernel; make check-extra
-# on a PREEMPT_RT kernel (FLAVOUR=rt, into out/check-rt/) and on a KCSAN
-# kernel (FLAVOUR=kcsan, out/check-kcsan/).
+# make check: every test of the project (README.md lists them), one result
+# line each, merged into out/check/results.tap (TAP 13); guest consoles in
+# out/check/*.log.  Ends "N passed, N failed", exit 1 when N failed > 0.
+# FLAVOUR=rt|kcsan (make check-extra): the same into out/check-<flavour>/.
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-debug}
@@ -27,17 +14,18 @@ rm -f "$CHK"/*.log "$CHK"/*.tap
 RES=$CHK/results.lines
 : >"$RES"
 
-# result "ok|not ok" DESCRIPTION
-result() {
+result() {	# "ok|not ok" DESCRIPTION
 	printf '%s - %s\n' "$1" "$2" >>"$RES"
 	printf '    %s - %s\n' "$1" "$2"
 }
+# verdict RC OK-TEXT NOT-OK-TEXT: one result, ok when RC is 0; RC again.
+verdict() { [ "$1" = 0 ] && result ok "$2" || { result "not ok" "$3"; return 1; }; }
 
 # results: "ok - D" / "not ok - D" lines on stdin become results; others are shown.
 results() {
 	local l
 	while IFS= read -r l; do
-		case $l in "not ok - "*) result "not ok" "${l#not ok - }" ;; "ok - "*) result ok "${l#ok - }" ;; *) echo "$l" ;; esac
+		[[ $l =~ ^((not )?ok)\ -\ (.*)$ ]] && result "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" || echo "$l"
 	done
 }
 
@@ -62,18 +50,13 @@ finish() {
 	skip=$(grep -c '^ok .*# SKIP' "$RES")
 	pass=$(( $(grep -c '^ok' "$RES") - skip ))
 	banner "results: ${CHK#$NTA_ROOT/}/results.tap, consoles: ${CHK#$NTA_ROOT/}/*.log"
-	if [ "$fail" -gt 0 ]; then
-		echo "  failed:"
-		grep '^not ok' "$RES" | sed 's/^/    /'
-	fi
-	[ "$skip" -gt 0 ] && echo "  ($skip skipped)"
+	[ "$fail" = 0 ] || { echo "  failed:"; grep '^not ok' "$RES" | sed 's/^/    /'; }
+	[ "$skip" = 0 ] || echo "  ($skip skipped)"
 	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit $?
+	exit $((fail > 0))
 }
 
-# Fatal: the rest cannot run.
-abort() {
+abort() {	# WHAT: fatal, the rest cannot run
 	result "not ok" "$1"
 	result "not ok" "remaining steps not run (after: $1)"
 	finish
@@ -86,16 +69,12 @@ result ok "deps: Debian packages present"
 
 # 2. userspace harness: its TAP lines, then its summary and exit status.
 hlog=$NTA_LOGS/check-harness.log
-if [ ! -f "$NTA_ROOT/tools/testing/nta/Makefile" ]; then
-	result ok "[harness] userspace harness # SKIP tools/testing/nta/Makefile not present"
-else
-	step "userspace harness: make -C tools/testing/nta run" "$hlog" make -C "$NTA_ROOT/tools/testing/nta" run
-	hrc=$?
-	sed -nE 's/^(not )?ok [0-9]+ *-? */\1ok - [harness] /p' "$hlog" | results
-	summ=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
-	[ "$hrc" = 0 ] && [[ $summ =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] && hrc=ok || hrc="not ok"
-	result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N failed' line} (log $hlog)"
-fi
+step "userspace harness: make -C tools/testing/nta run" "$hlog" make -C "$NTA_ROOT/tools/testing/nta" run
+hrc=$?
+sed -nE 's/^(not )?ok [0-9]+ *-? */\1ok - [harness] /p' "$hlog" | results
+summ=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
+[ "$hrc" = 0 ] && [[ $summ =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] && hrc=ok || hrc="not ok"
+result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N failed' line} (log $hlog)"
 
 # 3. base tree, 4. series
 step "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-tree.sh" ||
@@ -103,30 +82,22 @@ step "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-
 result ok "tree: base tree $(git -C "$NTA_TREE" log -1 --format=%s nta-base)"
 step "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log" \
 	"$NTA_ROOT/scripts/nta-series.sh" series || abort "series: assembling out/series/ (see $NTA_LOGS/check-series.log)"
-npatch=$(git -C "$NTA_TREE" rev-list --count nta-base..nta)
-result ok "series: $npatch patches on branch nta, exported to out/series/"
-if [ "$npatch" -gt 0 ]; then
-	result ok "series: git am of out/series/ applies to a pristine base"
-fi
+result ok "series: $(git -C "$NTA_TREE" rev-list --count nta-base..nta) patches on branch nta, exported to out/series/"
+result ok "series: git am of out/series/ applies to a pristine base"
 
 # 5. checkpatch --strict: the MAINTAINERS entry comes with the first patch and
 # each later patch adds its files to it, so FILE_PATH_CHANGES is not ignored.
 banner "checkpatch --strict on out/series/"
-for p in "$NTA_OUT"/series/[0-9][0-9][0-9][0-9]-*.patch; do
-	[ -e "$p" ] || continue
+for p in "$NTA_OUT"/series/0*.patch; do
 	b=$(basename "$p" .patch)
 	[ "$b" = 0000-cover-letter ] && continue
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
 	(cd "$NTA_TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-color "$p") \
 		>"$CHK/checkpatch-$b.txt" 2>&1
-	tot=$(sed -nE 's/^total: ([0-9]+) errors?, ([0-9]+) warnings?, (([0-9]+) checks?, )?.*/\1 errors, \2 warnings, \4 checks/p' \
-		"$CHK/checkpatch-$b.txt" | sed 's/,  checks/, 0 checks/' | tail -1)
-	if [ "$tot" = "0 errors, 0 warnings, 0 checks" ]; then
-		result ok "checkpatch --strict $b: $tot"
-	else
-		result "not ok" "checkpatch --strict $b: ${tot:-no total line} (out/check/checkpatch-$b.txt)"
+	tot=$(sed -n 's/^total: \(.*\), [0-9]* lines checked$/\1/p' "$CHK/checkpatch-$b.txt" | tail -1)
+	[ "$tot" = "0 errors, 0 warnings, 0 checks" ]
+	verdict $? "checkpatch --strict $b: $tot" "checkpatch --strict $b: ${tot:-no total line} (out/check/checkpatch-$b.txt)" ||
 		grep -E '^(ERROR|WARNING|CHECK):' "$CHK/checkpatch-$b.txt" | head -10 | sed 's/^/      /'
-	fi
 done
 
 # MAINTAINERS: the F: patterns of the NTA entry (git pathspecs) match every
@@ -134,15 +105,13 @@ done
 added=$(git -C "$NTA_TREE" diff --name-only --diff-filter=A nta-base nta 2>/dev/null)
 mapfile -t pats < <(git -C "$NTA_TREE" show nta:MAINTAINERS 2>/dev/null |
 	awk '/^NETWORK TREE ALLOCATOR \(NTA\)$/ { e = 1; next } e && /^$/ { exit } e && /^F:/ { print $2 }')
-if [ -n "$added" ]; then
-	uncovered=$(comm -23 <(sort <<<"$added") <(git -C "$NTA_TREE" ls-files -- "${pats[@]}" | sort))
-	if [ ${#pats[@]} = 0 ]; then
-		result "not ok" "MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta"
-	elif [ -z "$uncovered" ]; then
-		result ok "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds"
-	else
-		result "not ok" "MAINTAINERS: NTA entry misses $(wc -l <<<"$uncovered") added files: $(echo $uncovered)"
-	fi
+uncovered=$(comm -23 <(sort <<<"$added") <(git -C "$NTA_TREE" ls-files -- "${pats[@]}" | sort))
+if [ ${#pats[@]} = 0 ]; then
+	result "not ok" "MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta"
+elif [ -z "$uncovered" ]; then
+	result ok "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds"
+else
+	result "not ok" "MAINTAINERS: NTA entry misses $(wc -l <<<"$uncovered") added files: $(echo $uncovered)"
 fi
 
 # kernel-doc: the new kernel .c/.h files (not tools/) parse cleanly, with
@@ -150,12 +119,8 @@ fi
 banner "kernel-doc -none -Wall on the files the series adds"
 for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 	kd=$(cd "$NTA_TREE" && perl scripts/kernel-doc -none -Wall "$f" 2>&1)
-	if [ -z "$kd" ]; then
-		result ok "kernel-doc $f: no warnings"
-	else
-		result "not ok" "kernel-doc $f: $(grep -c . <<<"$kd") warnings"
-		head -10 <<<"$kd" | sed 's/^/      /'
-	fi
+	[ -z "$kd" ]
+	verdict $? "kernel-doc $f: no warnings" "kernel-doc $f: $(grep -c . <<<"$kd") warnings" || head -10 <<<"$kd" | sed 's/^/      /'
 done
 
 # 6. kernel
@@ -167,35 +132,28 @@ fi
 B=$NTA_OUT/build-$FLAVOUR
 result ok "kernel: $FLAVOUR .config has every fragment option"
 result ok "kernel: $FLAVOUR bzImage built"
-if [ -s "$B/warnings-touched.txt" ]; then
-	result "not ok" "kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
-else
-	result ok "kernel: no compiler warnings in files the series touches"
-fi
+[ ! -s "$B/warnings-touched.txt" ]
+verdict $? "kernel: no compiler warnings in files the series touches" \
+	"kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
 
 # 7. initramfs
 step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh" ||
 	abort "initramfs: building out/initramfs.cpio.gz"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
-# The one upstream splat known to hit a netconsole boot at random (about
-# one in six): printk flushes netconsole, a legacy console, from a
-# hardirq irq_work, and netpoll takes virtio-net's TX queue lock under
-# target_list_lock there.  Lockdep reports it as a HARDIRQ-safe ->
-# unsafe lock order or as an inconsistent lock state of _xmit_ETHER,
-# depending on which it sees first.  No NTA lock is involved; upstream
-# fixed it by making netconsole an NBCON console.
-# upstream_netconsole_splat LOG: true if LOG has that report.
+# upstream_netconsole_splat LOG: LOG has the upstream lockdep report that
+# hits a netconsole boot about once in six (README.md: printk flushes
+# netconsole from a hardirq, netpoll takes virtio-net's TX lock under
+# target_list_lock; no NTA lock; fixed upstream by NBCON netconsole).
 upstream_netconsole_splat() {
 	grep -qE 'WARNING: (HARDIRQ-safe -> HARDIRQ-unsafe lock order detected|inconsistent lock state)' "$1" &&
 		grep -q '(target_list_lock){.*}, at: write_msg' "$1" && grep -q '(_xmit_ETHER' "$1"
 }
 
-# boot_plan NAME PLAN [APPEND [OPTS]]: boot the kernel with PLAN (OPTS go
-# to nta-boot.sh), one result for the boot, then per test its TAP lines or
-# its exit status, then the host client's lines.  The console is
-# $CHK/NAME.log.  A boot that hit upstream_netconsole_splat (lockdep is
-# off after it) runs once more; the first console is kept as NAME.upstream.txt.
+# boot_plan NAME PLAN [APPEND [OPTS]]: boot with PLAN (OPTS for nta-boot.sh)
+# into $CHK/NAME.log: a result for the boot, each test's TAP lines or exit
+# status, the host client's lines.  After upstream_netconsole_splat
+# (lockdep is off) it boots once more, the first console kept as NAME.upstream.txt.
 boot_plan() {
 	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests tb brc blog t try
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
@@ -211,11 +169,8 @@ boot_plan() {
 		info "the upstream netconsole lock-order report (not NTA's; lockdep went off):" \
 			"booting once more (first console: out/${CHK#$NTA_OUT/}/$bname.upstream.txt)"
 	done
-	if [ $brc = 0 ]; then
-		result ok "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan in $((SECONDS - tb))s"
-	else
-		result "not ok" "[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
-	fi
+	verdict $brc "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan in $((SECONDS - tb))s" \
+		"[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
 	for t in $(tr ',' ' ' <<<"$plan"); do
 		test_results "$t" "$blog"
 	done | results
@@ -244,75 +199,47 @@ test_results() {
 		}' "$2" 2>/dev/null
 }
 
-# 8. boot and run the plan: everything but the isolation test
+# 8. one boot runs most tests; a boot of its own for each that provokes
+# splats or changes the machine (README.md): fail_page_alloc armed, bad
+# boot parameters, failed initialisation, two NUMA nodes, KASAN reports
+# (a report switches lockdep off), netconsole + kmemleak.
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
-bname=boot-$FLAVOUR
-blog=$CHK/$bname.log
-boot_plan "$bname" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs,mem_pressure"
-
-# 8b. the isolation test in a boot of its own: it makes the page allocator
-# fail on purpose, and the allocator's failure reports must not mask a
-# real splat in the other tests' console.  Its splat rule is in step 10.
-if [ -x "$NTA_OUT/initramfs/root/nta/nta_isolation.sh" ]; then
-	boot_plan "isolation-$FLAVOUR" "nta_isolation.sh"
-else
-	result ok "[isolation] nta_isolation.sh # SKIP not in the initramfs"
-fi
-
-# 8c. boot parameters that must not hurt: NTA off with a reserve far above
-# both the limit and the machine (issue 15 item 7).  KUnit is not run: it
-# expects the default pools.
+blog=$CHK/boot-$FLAVOUR.log
+boot_plan "boot-$FLAVOUR" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs,mem_pressure"
+boot_plan "isolation-$FLAVOUR" "nta_isolation.sh"
 boot_plan "bootparams-$FLAVOUR" "boot_params" "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
-
-# 8c'. initialisation made to fail at its last step (the last CPU's online
-# callback, after the others took their reserves): undone completely
-# (issue 15 item 4); KUnit's nta.nta_init_unwind looks at the pools.
 boot_plan "initfail-$FLAVOUR" "init_unwind" "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"
-
-# 8c''. two NUMA nodes, one CPU each: blocks from each CPU's own node
-# (issue 15 item 5), with no reserve, so every block is one grown under
-# load.  Needs CONFIG_NUMA (the debug kernel has it).
 boot_plan "numa-$FLAVOUR" "numa" "kunit.enable=0 nta_reserve=0" -N
-
-# 8d. KASAN's reports on NTA objects (KUnit suite nta_kasan) and hardened
-# usercopy's on an over-long copy, in a boot of their own: a report taints
-# the kernel, which switches lockdep off for the rest of the boot.  The
-# provoked splats are bracketed with NTA-SPLAT-EXPECTED markers.
 boot_plan "kasan-$FLAVOUR" "usercopy" "kasan_multi_shot kunit.filter_glob=nta_kasan"
-
-# 8e. netconsole and kmemleak, in a boot of their own: NTA's poison and
-# bad-free reports through netconsole under load with lockdep on, arriving on this
-# host; and kmemleak (kmemleak=on; the kernel has it off by default).
 boot_plan "leak-$FLAVOUR" "netconsole,kmemleak" "kmemleak=on" -u
 nc=$CHK/leak-$FLAVOUR.netconsole.txt
 if ! grep -q '^CONFIG_NETCONSOLE_DYNAMIC=y' "$B/.config"; then
 	result ok "[host] netconsole # SKIP CONFIG_NETCONSOLE_DYNAMIC not set"
-elif grep -q 'NTA-NETCONSOLE-HELLO' "$nc" 2>/dev/null &&
-	grep -q 'nta: refusing free' "$nc" && grep -q 'nta: write after free' "$nc"; then
-	result ok "[host] netconsole: $(grep -c 'nta: write after free' "$nc") poison and $(grep -c 'nta: refusing free' "$nc") bad-free reports from NTA arrived on the host"
 else
-	result "not ok" "[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
-fi
+	grep -q 'NTA-NETCONSOLE-HELLO' "$nc" && grep -q 'nta: refusing free' "$nc" && grep -q 'nta: write after free' "$nc"
+	verdict $? "[host] netconsole: $(grep -c 'nta: write after free' "$nc") poison and $(grep -c 'nta: refusing free' "$nc") bad-free reports from NTA arrived on the host" \
+		"[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
+fi 2>/dev/null
 
-# 9. KUnit: the KTAP printed at boot, before /init (the dmesg dump repeats
-# it), parsed by the tree's kunit.py.
-# kunit_results LOG NAME TAG: the KUnit cases of LOG as "[TAG] suite.case".
+# 9. kunit_results LOG TAG: the KUnit cases LOG printed before /init (the
+# dmesg dump repeats them), parsed by the tree's kunit.py into TAG.json and
+# TAG.txt, as "[TAG] suite.case".
 kunit_results() {
 	local kl
 	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" |
 		python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/$2.json" >"$CHK/$2.txt" 2>&1
 	kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/$2.json" 2>/dev/null)
 	if [ -n "$kl" ]; then
-		sed "s/ - \[kunit\] / - [$3] /" <<<"$kl" | results
+		sed "s/ - \[kunit\] / - [$2] /" <<<"$kl" | results
 	elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
-		result "not ok" "[$3] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
+		result "not ok" "[$2] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
 	else
-		result ok "[$3] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
+		result ok "[$2] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
 	fi
 }
-kunit_results "$blog" kunit kunit
-kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan kunit-kasan
-kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail kunit-initfail
+kunit_results "$blog" kunit
+kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
+kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 
 # 10. kernel splats in every console: the scanner make demo uses too.
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)

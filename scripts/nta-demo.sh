@@ -1,24 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo / make bench: base tree, series, perf kernel, initramfs, then ONE
-# boot (QEMU TCG, 2 vCPUs) in which every workload runs rounds with
-# net.core.nta=1 and =0 interleaved (1 0 1 0 ...):
-#   demo_web    nta_httpd under nta_load (keep-alive 64 B, 1 KiB, 16 KiB;
-#               connection per request 1 KiB, 16 KiB) and wrk (keep-alive 1 KiB)
-#   demo_iperf  iperf3 TCP over loopback
-#   demo_udp    iperf3 UDP over loopback, 64, 1400 and 8000 B datagrams
-#   demo_mem    the NTA pool (footprint, fragmentation) at the end
-#   demo_bench  the debugfs nta/bench microbenchmark (CONFIG_NTA_BENCH)
-# then a table of medians, min-max and NTA/mainline (throughput, guest CPU
-# time per request or per GB, skb head bytes reserved per byte requested),
-# results.json and results.svg (gnuplot), and the cover letter of
-# out/series/ refreshed with the table (@RESULTS@ in patches/cover-letter.txt).
-# A workload with a failed round (failed requests, iperf3 error, a kernel
-# splat during the round) gets no ratio; the table says which round and why.
-#
+# make demo|bench|bench-micro (README.md): perf kernel, ONE boot running the
+# guest steps demo_web, demo_iperf, demo_udp, demo_mem, demo_bench of
+# scripts/nta-init with net.core.nta=1 and =0 interleaved, then the report
+# of scripts/nta-bench-report.py into out/<mode>/ and the cover letter of
+# out/series/ refreshed with its summary.
 #   scripts/nta-demo.sh [demo|bench|bench-micro]
-# bench-micro: only demo_bench (the in-kernel microbenchmark), into out/bench-micro/.
-#
 # Environment (demo default / bench default):
 #   NTA_DEMO_ROUNDS  rounds per setting and workload    (5 / 11)
 #   NTA_DEMO_SECS    seconds per round                  (2 / 5)
@@ -40,8 +27,7 @@ steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
 plan=boot_smp nweb=0 nnet=0 bench=0
 for s in ${steps//,/ }; do
 	case $s in
-	web) nweb=6 ;; iperf) nnet=$((nnet + 1)) ;; udp) nnet=$((nnet + 3)) ;;
-	bench) bench=1 ;; mem) ;;
+	web) nweb=6 ;; iperf) nnet=$((nnet + 1)) ;; udp) nnet=$((nnet + 3)) ;; bench) bench=1 ;; mem) ;;
 	*) die "NTA_DEMO_STEPS: unknown step '$s' (web,iperf,udp,mem,bench)" ;;
 	esac
 	plan+=,demo_$s
@@ -53,12 +39,7 @@ cmdline="make $mode"
 for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
 	[ -n "${!v:-}" ] && cmdline="$v=${!v} $cmdline"
 done
-
-"$NTA_ROOT/scripts/nta-deps.sh" || exit 1
-"$NTA_ROOT/scripts/nta-tree.sh" || exit 1
-"$NTA_ROOT/scripts/nta-series.sh" series || exit 1
-"$NTA_ROOT/scripts/nta-kernel.sh" perf || exit 1
-"$NTA_ROOT/scripts/nta-initramfs.sh" || exit 1
+prepare deps tree "series series" "kernel perf" initramfs
 
 # Bounds: a round takes secs + ~1 s under TCG; allow secs + 8 s, per step
 # and for the whole boot (plus the microbenchmark and the boot itself).
@@ -75,15 +56,10 @@ FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
 grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"
-rc=0
 python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --log "$D/$mode.log" --out "$D" \
-	--command "$cmdline" --rounds "$rounds" --secs "$secs" --steps "$plan" --boot-ok $boot_ok || rc=1
+	--command "$cmdline" --rounds "$rounds" --secs "$secs" --steps "$plan" --boot-ok $boot_ok
+rc=$?
 info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg, results.png"
-
-# The cover letter of out/series/ gets the new table (patches/cover-letter.txt's @RESULTS@).
 "$NTA_ROOT/scripts/nta-series.sh" cover >/dev/null || warn "could not refresh the cover letter"
-if [ $rc -ne 0 ] || [ $boot_ok = 0 ]; then
-	echo "error: $mode: some rounds or steps failed (PROBLEMS above); their ratios are not printed" >&2
-	exit 1
-fi
+[ $rc = 0 ] && [ $boot_ok = 1 ] || die "$mode: some rounds or steps failed (PROBLEMS above); their ratios are not printed"
 banner "$mode: done"

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages the NTA tooling needs, when missing.
-# apt-get update runs only when something has to be installed.  A non-root
-# user without the packages gets the list and the command to run.
-#
-#   scripts/nta-deps.sh            install what is missing
-#   scripts/nta-deps.sh --check    only report; exit 1 if something is missing
+# Install the Debian packages the NTA tooling needs, when missing (apt-get
+# update only then); a non-root user gets the list and the command to run.
+#   scripts/nta-deps.sh [--check]    (--check: only report; exit 1 if missing)
 . "$(dirname "$0")/nta-lib.sh"
 
 pkgs=(
@@ -20,24 +17,12 @@ pkgs=(
 
 missing=()
 for p in "${pkgs[@]}"; do
-	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || s=
-	[ "$s" = "install ok installed" ] || missing+=("$p")
+	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
 done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	info "all ${#pkgs[@]} packages present"
-	exit 0
-fi
+[ ${#missing[@]} = 0 ] && { info "all ${#pkgs[@]} packages present"; exit 0; }
 [ "${1:-}" = --check ] && { echo "missing packages: ${missing[*]}"; exit 1; }
-if [ "$(id -u)" != 0 ]; then
-	cat >&2 <<MSG
-error: these Debian packages are missing and installing them needs root:
-    ${missing[*]}
-Run:
-    sudo apt-get update && sudo apt-get install -y ${missing[*]}
-MSG
-	exit 1
-fi
+[ "$(id -u)" = 0 ] || die "these Debian packages are missing and installing them needs root:" \
+	"${missing[*]}; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}"
 info "installing: ${missing[*]}"
 log=$NTA_LOGS/deps.log
 export DEBIAN_FRONTEND=noninteractive

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Shared helpers for the NTA tooling scripts.  Sourced, not executed.
-#
-# Every step prints a one-line banner with the elapsed time of the whole run
-# (NTA_T0 is inherited from the first script that sources this file), sends
-# its full output to out/logs/<step>.log, and on failure names that log and
-# prints its last 20 lines.
+# Every step prints a banner with the elapsed time of the whole run (NTA_T0
+# comes from the first script), keeps its output in out/logs/, and on
+# failure names that log and prints its last 20 lines.
 
 set -o pipefail
 
@@ -13,13 +11,8 @@ NTA_ROOT=${NTA_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 NTA_OUT=${NTA_OUT:-$NTA_ROOT/out}
 NTA_LOGS=$NTA_OUT/logs
 NTA_TREE=${NTA_TREE:-$NTA_OUT/tree}
-# Where the series description lives; NTA_PATCHES may point at a scratch copy.
-NTA_PATCHES=${NTA_PATCHES:-$NTA_ROOT/patches}
-# Directory whose kernel-path files the series adds (the repo itself by default).
-NTA_SRC=${NTA_SRC:-$NTA_ROOT}
-export NTA_ROOT NTA_OUT NTA_TREE NTA_PATCHES NTA_SRC
 : "${NTA_T0:=$(date +%s)}"
-export NTA_T0
+export NTA_ROOT NTA_OUT NTA_TREE NTA_T0
 mkdir -p "$NTA_LOGS"
 
 nta_elapsed() {
@@ -27,8 +20,9 @@ nta_elapsed() {
 	printf '%dm%02ds' $((s / 60)) $((s % 60))
 }
 
-# banner TEXT: one line, elapsed time of the whole run in front.
 banner() { printf '==> [%s] %s\n' "$(nta_elapsed)" "$*"; }
+# The banner a script prints for itself, unless make check's step() already did.
+step_banner() { [ -n "${NTA_NO_BANNER:-}" ] || banner "$@"; }
 info() { printf '    %s\n' "$*"; }
 warn() { printf '    warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -37,36 +31,25 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 fail_log() {
 	local log=$1; shift
 	printf 'error: %s\n' "$*" >&2
-	if [ -f "$log" ]; then
-		printf '    full log: %s; last 20 lines:\n' "$log" >&2
+	[ -f "$log" ] && printf '    full log: %s; last 20 lines:\n' "$log" >&2 &&
 		tail -n 20 "$log" | sed 's/^/    | /' >&2
-	fi
 	exit 1
 }
 
-# run_logged NAME CMD...: run CMD with all output in out/logs/NAME.log.
-run_logged() {
-	local name=$1; shift
-	local log=$NTA_LOGS/$name.log
-	if ! "$@" >"$log" 2>&1; then
-		fail_log "$log" "step '$name' failed: $*"
-	fi
+# prepare STEP...: run scripts/nta-STEP.sh (further words: its arguments) in turn.
+prepare() {
+	local s
+	for s in "$@"; do
+		set -- $s
+		"$NTA_ROOT/scripts/nta-$1.sh" "${@:2}" || exit 1
+	done
 }
 
-# Parse patches/series: prints "slug file..." lines, comments and blanks removed.
-series_entries() {
-	local f=$NTA_PATCHES/series
-	[ -f "$f" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]\+/ /g' -e 's/^ //' -e 's/ $//' "$f" | grep -v '^$' || true
-}
-
+T() { git -C "$NTA_TREE" "$@"; }
 # The base commit of out/tree.
-nta_base() { git -C "$NTA_TREE" rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
-
-nproc_jobs() { nproc 2>/dev/null || echo 2; }
-
-# The banner a script prints for itself, unless make check's step() already did.
-step_banner() { [ -n "${NTA_NO_BANNER:-}" ] || banner "$@"; }
+nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
+need_tree() { nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"; }
+need_nta() { T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"; }
 
 # nta_kmake BUILD-DIR [SOURCE-DIR]: the kernel make command for an
 # out-of-tree build, in the array kmake (with ccache when present: paths
@@ -74,9 +57,48 @@ step_banner() { [ -n "${NTA_NO_BANNER:-}" ] || banner "$@"; }
 nta_kmake() {
 	export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
 		KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
-	kmake=(make -C "${2:-$NTA_TREE}" O="$1" -j"$(nproc_jobs)")
+	kmake=(make -C "${2:-$NTA_TREE}" O="$1" -j"$(nproc)")
 	if command -v ccache >/dev/null 2>&1; then
 		export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$NTA_OUT} CCACHE_NOHASHDIR=1
 		kmake+=(CC="ccache gcc")
 	fi
+}
+
+# nta_config BUILD-DIR LOG BASE FRAGMENT...: the .config of make BASE
+# (tinyconfig; "" for Kconfig's defaults alone) and the fragments, merged
+# by the tree's merge_config.sh; prints the fragment options that did not
+# take ("is not set" is also met by a symbol absent from .config).
+nta_config() {
+	local b=$1 log=$2 base=$3 s; shift 3
+	: >"$b/.config"
+	{ [ -z "$base" ] || "${kmake[@]}" "$base"; } >"$log" 2>&1 &&
+	(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -O "$b" "$b/.config" "$@") >>"$log" 2>&1 ||
+		fail_log "$log" "configuring $b failed"
+	for s in $(sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$log"); do
+		grep -qx "$s=.*" "$@" || { grep -qx "# $s is not set" "$@" && grep -q "^$s=" "$b/.config"; } && echo "$s"
+	done
+	return 0
+}
+
+nta_objs() { grep -cE '^ +(CC|AS) ' "$1"; }	# LOG: objects compiled
+
+# nta_build LABEL LOG TARGET...: the kernel make in the background, the
+# count of objects compiled every 15 s (of NTA_OBJS, when known).
+nta_build() {
+	local label=$1 log=$2 pid last=$SECONDS; shift 2
+	"${kmake[@]}" "$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 3
+		[ $((SECONDS - last)) -ge 15 ] || continue
+		last=$SECONDS
+		info "[$label] $(nta_objs "$log")${NTA_OBJS:+/~$NTA_OBJS} objects compiled ($(nta_elapsed))"
+	done
+	wait $pid
+}
+
+# touched_warnings LOG: compiler warnings in files the series adds or
+# changes (the base tree has its own, not ours).
+touched_warnings() {
+	grep -E 'warning:' "$1" | grep -F -f <(T diff --name-only nta-base nta | grep . || echo /nonexistent/)
 }

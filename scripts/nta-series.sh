@@ -1,75 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make series / make refresh: between the repository's series description and
-# branch `nta` of the assembled tree out/tree.
+# branch nta of the assembled tree out/tree.
 #
 # The model.  New kernel files live whole in the repository at their kernel
-# paths, in their FINAL state.  patches/series lists the logical patches in
-# order, one a line:
+# paths, in their FINAL state.  patches/series lists the patches in order,
+# "<slug> <new files it adds...>" a line (# starts a comment), with
+# patches/<slug>.msg the commit message and patches/<slug>.diff (optional)
+# a git diff of its changes to files that exist at that point: base-tree
+# files or new files of an EARLIER patch.  patches/cover-letter.txt is the
+# cover letter's body.  Author, Signed-off-by and @AUTHOR@ in the diffs
+# are the runner's git identity.
+# series: S_N = base + every diff + all new files; S_{k-1} = S_k less diff
+# k and patch k's new files; S_0 must be the base.  S_1..S_N are committed
+# on branch nta (on tag nta-base), exported to out/series/ and checked with
+# git am on a pristine worktree of the base (out/am-verify).
+# refresh: per commit of branch nta, its added files become the patch's new
+# files (content from the tip), the rest of its diff the .diff, its message
+# the .msg; what is already equivalent is left as it is, so series ->
+# refresh changes nothing.  Slugs travel as git notes (refs/notes/nta-slug).
 #
-#     <slug> <new files this patch adds...>        (# starts a comment)
-#
-# patches/<slug>.msg is the commit message (subject, blank line, body).
-# Author and Signed-off-by are the git identity of whoever runs make series
-# (git config user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL);
-# @AUTHOR@ in a .diff (the MAINTAINERS entry) becomes "Name <mail>".
-# patches/<slug>.diff, optional, is a unified git diff of the patch's changes
-# to files that exist at that point: base-tree files, or new files of an
-# EARLIER patch (e.g. the KUnit patch adding a line to net/core/alloc/Makefile).
-# patches/cover-letter.txt, optional, is the cover letter's body.
-#
-# Assembly (series):  S_N = base + every diff, in order, applied to base-tree
-# files only + all new files in their final state.  Then backwards:
-# S_{k-1} = S_k with diff k reverse-applied and patch k's new files removed;
-# S_0 must equal the base.  S_1..S_N are committed on branch nta on top of
-# tag nta-base, exported with git format-patch --cover-letter to out/series/,
-# and verified by git am on a pristine worktree of the base (out/am-verify).
-#
-# Refresh: branch nta, commit by commit: files a commit adds become that
-# patch's new files (final content copied from the branch tip into the repo),
-# the rest of the commit's diff becomes patches/<slug>.diff, its message the
-# .msg.  A .diff or series file that is already equivalent is left untouched,
-# so series -> refresh changes nothing.  Slugs travel with the commits as git
-# notes (refs/notes/nta-slug; kept through amend and rebase).
-#
-#   scripts/nta-series.sh series|refresh|verify|cover
-# (cover: export out/series/ again, for a new @RESULTS@ table; no assembly)
+#   scripts/nta-series.sh series|refresh|verify|cover   (cover: export again for a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
+P=$NTA_ROOT/patches
 SERIES_OUT=$NTA_OUT/series
 AMWT=$NTA_OUT/am-verify
 STAMP=$NTA_OUT/series.stamp	# "<input hash> <nta commit>" of the last assembly
 NOTES=refs/notes/nta-slug
 
-T() { git -C "$NTA_TREE" "$@"; }
+# series_entries: the "slug file..." lines of patches/series, comments and blanks removed.
+series_entries() { sed -e 's/#.*//' -e 's/[[:space:]]\+/ /g' -e 's/^ //' -e 's/ $//' "$P/series" | grep -v '^$'; }
 
-need_tree() {
-	nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"
-}
-
-# Parse the series into slugs[] and nfiles[] (space-separated new files).
+# Parse the series into slugs[] and nfiles[] (space-separated new files), all in $allnew.
 load_series() {
-	slugs=(); nfiles=()
-	local slug rest seen=" " f
+	slugs=() nfiles=() allnew=" "
+	local slug rest f
 	while read -r slug rest; do
 		[[ $slug =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "patches/series: bad slug '$slug'"
-		case $seen in *" $slug "*) die "patches/series: slug '$slug' listed twice" ;; esac
-		seen+="$slug "
-		slugs+=("$slug"); nfiles+=("$rest")
-	done < <(series_entries)
-	allnew=" "
-	for rest in "${nfiles[@]}"; do
+		[[ " ${slugs[*]} " != *" $slug "* ]] || die "patches/series: slug '$slug' listed twice"
+		slugs+=("$slug") nfiles+=("$rest")
 		for f in $rest; do
-			case $allnew in *" $f "*) die "patches/series: $f is added by two patches" ;; esac
+			[[ $allnew != *" $f "* ]] || die "patches/series: $f is added by two patches"
 			allnew+="$f "
 		done
-	done
+	done < <(series_entries)
 }
 
-# Paths a git diff touches (both sides).
-diff_paths() {
-	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$1" | sort -u
-}
+diff_paths() { sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$1" | sort -u; }	# both sides
 
 # The identity the series is written by: NAME, MAIL, IDENT="NAME <MAIL>".
 identity() {
@@ -83,39 +61,42 @@ identity() {
 	IDENT="$NAME <$MAIL>"
 }
 
-# with_author FILE: FILE with @AUTHOR@ replaced by the identity.
-with_author() { awk -v i="$IDENT" '{ gsub(/@AUTHOR@/, i); print }' "$1"; }
+with_author() { awk -v i="$IDENT" '{ gsub(/@AUTHOR@/, i); print }' "$1"; }	# FILE
 
 input_hash() {
+	local s f
 	{
 		nta_base
 		echo "$IDENT"
-		[ -f "$NTA_PATCHES/series" ] && cat "$NTA_PATCHES/series"
-		local s f
+		cat "$P/series"
 		for s in "${slugs[@]}"; do
-			for f in "$NTA_PATCHES/$s.msg" "$NTA_PATCHES/$s.diff"; do
-				[ -f "$f" ] && { echo "== $f"; cat "$f"; }
-			done
+			for f in "$P/$s.msg" "$P/$s.diff"; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done
 		done
-		[ -f "$NTA_PATCHES/cover-letter.txt" ] && cat "$NTA_PATCHES/cover-letter.txt"
-		for f in $allnew; do echo "== $f $(stat -c %a "$NTA_SRC/$f" 2>/dev/null)"; cat "$NTA_SRC/$f" 2>/dev/null; done
+		cat "$P/cover-letter.txt" 2>/dev/null
+		for f in $allnew; do echo "== $f $(stat -c %a "$NTA_ROOT/$f")"; cat "$NTA_ROOT/$f"; done
 	} | sha1sum | cut -d' ' -f1
 }
 
 # Refuse to throw away work done in out/tree that was not refreshed back.
 guard_tree() {
 	[ -n "${FORCE:-}" ] && return 0
-	if [ -n "$(T status --porcelain -uno 2>/dev/null | head -1)" ]; then
+	[ -z "$(T status --porcelain -uno 2>/dev/null | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes; commit them on branch nta and run 'make refresh'," \
 			"or discard them (FORCE=1 make series)"
-	fi
-	local tip recorded
-	tip=$(T rev-parse -q --verify refs/heads/nta 2>/dev/null) || return 0
-	[ "$tip" = "$(nta_base)" ] && return 0
-	recorded=$(cut -d' ' -f2 "$STAMP" 2>/dev/null)
-	[ "$tip" = "$recorded" ] ||
+	local tip
+	tip=$(T rev-parse -q --verify refs/heads/nta) || return 0
+	[ "$tip" = "$(nta_base)" ] || [ "$tip" = "$(cut -d' ' -f2 "$STAMP" 2>/dev/null)" ] ||
 		die "branch nta in $NTA_TREE has commits that are not in the repository;" \
 			"run 'make refresh' first (or FORCE=1 make series to drop them)"
+}
+
+# apply_or_die DIR DIFF WHAT ARGS...: git apply ARGS in DIR, or the reason and exit.
+apply_or_die() {
+	local d=$1 p=$2 what=$3 out; shift 3
+	out=$(git -C "$d" apply -v --whitespace=nowarn "$@" "$p" 2>&1) && return 0
+	echo "error: $what:" >&2
+	sed 's/^/    | /' <<<"$out" >&2
+	exit 1
 }
 
 cmd_series() {
@@ -126,77 +107,62 @@ cmd_series() {
 	: >"$log"
 	for ((k = 0; k < N; k++)); do
 		s=${slugs[k]}
-		[ -f "$NTA_PATCHES/$s.msg" ] || die "patches/$s.msg missing (commit message of patch '$s')"
+		[ -f "$P/$s.msg" ] || die "patches/$s.msg missing (commit message of patch '$s')"
 		for f in ${nfiles[k]}; do
-			[ -f "$NTA_SRC/$f" ] || die "patches/series: patch '$s' adds $f, which is not in the repository"
+			[ -f "$NTA_ROOT/$f" ] || die "patches/series: patch '$s' adds $f, which is not in the repository"
 			T cat-file -e "nta-base:$f" 2>/dev/null &&
 				die "patches/series: $f (patch '$s') exists in the base tree; its changes belong in patches/$s.diff"
 		done
 	done
 	hash=$(input_hash)
-	if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$hash $(T rev-parse -q --verify refs/heads/nta)" ] &&
+	if [ "$(cat "$STAMP" 2>/dev/null)" = "$hash $(T rev-parse -q --verify refs/heads/nta)" ] &&
 	   [ -d "$SERIES_OUT" ] && [ "$(T symbolic-ref -q --short HEAD)" = nta ]; then
 		info "series up to date: $N patches on branch nta, $SERIES_OUT/"
 		return 0
 	fi
 	guard_tree
 
-	local W snaps touched=()
+	local W d touched=() inbase=() excl=()
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-series.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
-	snaps=$W/snap
-	mkdir -p "$W/s" "$snaps" "$W/d"
+	mkdir -p "$W/s" "$W/snap" "$W/d" "$W/base"
 	git init -q "$W/s"
 	for s in "${slugs[@]}"; do
-		[ -f "$NTA_PATCHES/$s.diff" ] && with_author "$NTA_PATCHES/$s.diff" >"$W/d/$s.diff"
+		[ -f "$P/$s.diff" ] && with_author "$P/$s.diff" >"$W/d/$s.diff"
+	done
+	# Every path the series touches, and those of them in the base.
+	mapfile -t touched < <({ printf '%s\n' $allnew; cat "$W"/d/*.diff 2>/dev/null | diff_paths /dev/stdin; } |
+		grep -v -e '^/dev/null$' -e '^$' | sort -u)
+	[ ${#touched[@]} = 0 ] || mapfile -t inbase < <(T ls-tree -r --name-only nta-base -- "${touched[@]}")
+	for d in "$W/s" "$W/base"; do
+		[ ${#inbase[@]} = 0 ] || T archive nta-base -- "${inbase[@]}" | tar -x -C "$d"
 	done
 
-	# Every path the series touches.
-	mapfile -t touched < <({
-		for f in $allnew; do echo "$f"; done
-		for s in "${slugs[@]}"; do [ -f "$NTA_PATCHES/$s.diff" ] && diff_paths "$NTA_PATCHES/$s.diff"; done
-	} | grep -v '^/dev/null$' | sort -u)
-
-	# S_N: base files of the touched paths, every diff applied in order to them.
-	local inbase=()
-	[ ${#touched[@]} -gt 0 ] && mapfile -t inbase < <(T ls-tree -r --name-only nta-base -- "${touched[@]}")
-	[ ${#inbase[@]} -gt 0 ] && { T archive nta-base -- "${inbase[@]}" | tar -x -C "$W/s"; }
-	local excl=()
+	# S_N: every diff applied in order to the base files, then the new files.
 	for f in $allnew; do excl+=(--exclude="$f"); done
 	for ((k = 0; k < N; k++)); do
-		s=${slugs[k]}; p=$W/d/$s.diff
+		s=${slugs[k]} p=$W/d/${slugs[k]}.diff
 		[ -f "$p" ] || continue
 		for f in ${nfiles[k]}; do
 			diff_paths "$p" | grep -qx "$f" &&
 				die "patches/$s.diff changes $f, a file the same patch adds; edit the file itself"
 		done
-		if ! git -C "$W/s" apply -v --whitespace=nowarn "${excl[@]}" "$p" >"$W/apply.out" 2>&1; then
-			echo "error: patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree:" >&2
-			sed 's/^/    | /' "$W/apply.out" >&2
-			exit 1
-		fi
+		apply_or_die "$W/s" "$p" "patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree" "${excl[@]}"
 	done
 	for f in $allnew; do
 		mkdir -p "$W/s/$(dirname "$f")"
-		cp -p "$NTA_SRC/$f" "$W/s/$f"
+		cp -p "$NTA_ROOT/$f" "$W/s/$f"
 	done
 
-	# Backwards: S_{k-1} = S_k - diff k - new files of k.
+	# Backwards: S_{k-1} = S_k - diff k - new files of k; S_0 must be the base.
 	for ((k = N; k >= 1; k--)); do
-		s=${slugs[k - 1]}; p=$W/d/$s.diff
-		mkdir -p "$snaps/$k"
-		(cd "$W/s" && tar -c --exclude=./.git .) | tar -x -C "$snaps/$k"
-		if [ -f "$p" ] && ! git -C "$W/s" apply -v -R --whitespace=nowarn "$p" >"$W/apply.out" 2>&1; then
-			echo "error: patches/$s.diff (patch $k/$N) does not reverse-apply to the state after it;" \
-				"does it change a new file of a later patch, or do the new files not contain its changes?" >&2
-			sed 's/^/    | /' "$W/apply.out" >&2
-			exit 1
-		fi
+		s=${slugs[k - 1]} p=$W/d/${slugs[k - 1]}.diff
+		mkdir -p "$W/snap/$k"
+		(cd "$W/s" && tar -c --exclude=./.git .) | tar -x -C "$W/snap/$k"
+		[ -f "$p" ] && apply_or_die "$W/s" "$p" "patches/$s.diff (patch $k/$N) does not reverse-apply to the state after it;
+does it change a new file of a later patch, or do the new files not contain its changes?" -R
 		for f in ${nfiles[k - 1]}; do rm -f "$W/s/$f"; done
 	done
-	# S_0 must be the base again.
-	mkdir -p "$W/base"
-	[ ${#inbase[@]} -gt 0 ] && { T archive nta-base -- "${inbase[@]}" | tar -x -C "$W/base"; }
 	find "$W/s" -depth -mindepth 1 -type d -empty -not -path '*/.git*' -delete
 	if ! diff -r -x .git "$W/base" "$W/s" >"$W/s0.diff" 2>&1; then
 		echo "error: undoing the series does not give back the base tree (a diff that applies twice?):" >&2
@@ -204,109 +170,86 @@ cmd_series() {
 		exit 1
 	fi
 
-	# Forward: commit S_1..S_N on branch nta.
+	# Forward: commit S_1..S_N on branch nta.  The touched files' content
+	# and mtime in the tree now, so that an unchanged file keeps its mtime
+	# (no needless rebuild) and a changed one gets the current time (the
+	# repository's mtime could make it older than an object built from its
+	# previous content).
 	local date
-	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null) || date=
-	[ -n "$date" ] || date=$(T log -1 --format=%ct nta-base)
-	# The files' content and mtime in the tree now, so that afterwards an
-	# unchanged file keeps its mtime (no needless rebuild) and a changed
-	# one gets the current time: copying with the repository's mtime could
-	# leave a file older than an object built from its previous content.
-	local f
+	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null || T log -1 --format=%ct nta-base)
 	for f in "${touched[@]}"; do
-		[ -f "$NTA_TREE/$f" ] &&
-			printf '%s %s %s\n' "$(git hash-object "$NTA_TREE/$f")" \
-				"$(stat -c %Y "$NTA_TREE/$f")" "$f"
+		[ -f "$NTA_TREE/$f" ] && echo "$(git hash-object "$NTA_TREE/$f") $(stat -c %Y "$NTA_TREE/$f") $f"
 	done >"$W/mtimes"
 	T checkout -q -f -B nta nta-base >>"$log" 2>&1 || fail_log "$log" "cannot check out nta-base in $NTA_TREE"
 	for ((k = 1; k <= N; k++)); do
 		s=${slugs[k - 1]}
 		for f in "${touched[@]}"; do
-			if [ -e "$snaps/$k/$f" ]; then
-				mkdir -p "$NTA_TREE/$(dirname "$f")"
-				cp -p "$snaps/$k/$f" "$NTA_TREE/$f"
-			else
-				rm -f "$NTA_TREE/$f"
-			fi
+			rm -f "$NTA_TREE/$f"
+			[ -e "$W/snap/$k/$f" ] && mkdir -p "$NTA_TREE/$(dirname "$f")" && cp -p "$W/snap/$k/$f" "$NTA_TREE/$f"
 		done
 		T update-index --add --remove -- "${touched[@]}" >>"$log" 2>&1 || fail_log "$log" "git update-index failed"
 		T diff --cached --quiet && die "patch $k '$s' changes nothing"
 		GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
 		GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
-			T commit -q --no-verify --signoff --cleanup=verbatim -F "$NTA_PATCHES/$s.msg" >>"$log" 2>&1 ||
+			T commit -q --no-verify --signoff --cleanup=verbatim -F "$P/$s.msg" >>"$log" 2>&1 ||
 			fail_log "$log" "commit of patch $k '$s' failed"
 		T notes --ref=$NOTES add -f -m "$s" HEAD >>"$log" 2>&1
 		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s HEAD) ($(T diff --shortstat HEAD^ HEAD | sed 's/^ //'))"
 	done
-	T checkout -q nta 2>/dev/null
 	for f in "${touched[@]}"; do
 		[ -f "$NTA_TREE/$f" ] || continue
-		local old
-		old=$(awk -v f="$f" -v h="$(git hash-object "$NTA_TREE/$f")" \
-			'$3 == f && $1 == h { print $2 }' "$W/mtimes")
-		if [ -n "$old" ]; then
-			touch -d "@$old" "$NTA_TREE/$f"
-		else
-			touch "$NTA_TREE/$f"
-		fi
+		old=$(awk -v f="$f" -v h="$(git hash-object "$NTA_TREE/$f")" '$3 == f && $1 == h { print $2 }' "$W/mtimes")
+		touch ${old:+-d "@$old"} "$NTA_TREE/$f"
 	done
 
 	export_series "$N"
 	echo "$hash $(T rev-parse nta)" >"$STAMP"
 	rm -rf "$W"; trap - EXIT
-	verify "$N"
+	verify
 }
 
+# The cover letter without git's " create mode" summary lines (shortlog and
+# diffstat stay), with patches/cover-letter.txt as its body and the newest
+# make demo / make bench ratio summary for @RESULTS@.
 export_series() {
-	local N=$1 log=$NTA_LOGS/series.log cover=$SERIES_OUT/0000-cover-letter.patch
+	local cover=$SERIES_OUT/0000-cover-letter.patch results
 	rm -rf "$SERIES_OUT"; mkdir -p "$SERIES_OUT"
-	if [ "$N" = 0 ]; then
-		info "the series is empty (patches/series lists no patch): nothing to export"
-		return 0
-	fi
+	[ "$1" = 0 ] && { info "the series is empty (patches/series lists no patch): nothing to export"; return 0; }
 	# RFC while the base is 6.12.y: net-next patches must apply to net-next.
 	T -c user.name="$NAME" -c user.email="$MAIL" format-patch -q --cover-letter \
 		--subject-prefix='RFC PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
-		>>"$log" 2>&1 || fail_log "$log" "git format-patch failed"
-	local body=$NTA_PATCHES/cover-letter.txt
-	# @RESULTS@ in the body: the ratio summary of the newest make demo / make bench.
-	local results
+		>>"$NTA_LOGS/series.log" 2>&1 || fail_log "$NTA_LOGS/series.log" "git format-patch failed"
 	results=$(ls -t "$NTA_OUT"/demo/summary.txt "$NTA_OUT"/bench/summary.txt 2>/dev/null | head -1)
-	awk -v body="$body" -v results="$results" '
+	awk -v body="$P/cover-letter.txt" -v results="$results" '
+		/^ create mode [0-7]+ / { next }
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
 		/^\*\*\* BLURB HERE \*\*\*$/ {
-			if ((getline line < body) > 0) {
-				do {
-					if (line != "@RESULTS@") print line
-					else if (results == "") print "  (no results yet: run make demo)"
-					else while ((getline r < results) > 0) print r
-				} while ((getline line < body) > 0)
-			} else print "(cover letter placeholder: write patches/cover-letter.txt)"
+			if ((getline line < body) <= 0) { print "(cover letter placeholder: write patches/cover-letter.txt)"; next }
+			do {
+				if (line != "@RESULTS@") print line
+				else if (results == "") print "  (no results yet: run make demo)"
+				else while ((getline r < results) > 0) print r
+			} while ((getline line < body) > 0)
 			next
 		}
 		{ print }' "$cover" >"$cover.new" && mv "$cover.new" "$cover"
-	info "exported $N patches + cover letter to ${SERIES_OUT#$NTA_ROOT/}/"
+	info "exported $1 patches + cover letter to ${SERIES_OUT#$NTA_ROOT/}/"
 }
 
 # git am of out/series onto a pristine worktree of the base; same tree as nta?
 verify() {
 	need_tree
-	local N=${1:-$(ls "$SERIES_OUT"/[0-9]*.patch 2>/dev/null | grep -vc 0000-cover-letter)}
-	local log=$NTA_LOGS/am-verify.log
-	if [ "$N" = 0 ]; then
-		info "git am verification: empty series, nothing to apply"
-		return 0
-	fi
+	local log=$NTA_LOGS/am-verify.log patches=()
+	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9]*.patch 2>/dev/null | grep -v /0000-cover-letter.patch)
+	[ ${#patches[@]} = 0 ] && { info "git am verification: empty series, nothing to apply"; return 0; }
 	: >"$log"
 	if [ ! -e "$AMWT/.git" ]; then
 		T worktree prune
 		T worktree add -f --detach "$AMWT" nta-base >>"$log" 2>&1 || fail_log "$log" "git worktree add failed"
 	fi
 	git -C "$AMWT" am --abort >/dev/null 2>&1
-	git -C "$AMWT" checkout -q -f --detach nta-base >>"$log" 2>&1 &&
-	git -C "$AMWT" clean -q -f -d -x >>"$log" 2>&1 || fail_log "$log" "cannot reset $AMWT to nta-base"
-	local patches=()
-	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter.patch$')
+	{ git -C "$AMWT" checkout -q -f --detach nta-base && git -C "$AMWT" clean -q -f -d -x; } >>"$log" 2>&1 ||
+		fail_log "$log" "cannot reset $AMWT to nta-base"
 	if ! git -C "$AMWT" -c user.name=nta-verify -c user.email=nta@localhost am --whitespace=nowarn \
 		"${patches[@]}" >>"$log" 2>&1; then
 		git -C "$AMWT" am --abort >/dev/null 2>&1
@@ -318,19 +261,18 @@ verify() {
 }
 
 slug_from_subject() {
-	local s=${1#net: nta: }
-	s=$(echo "$s" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//' | cut -c1-40)
+	local s
+	s=$(tr 'A-Z' 'a-z' <<<"${1#net: nta: }" | sed -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' | cut -c1-40)
 	echo "${s%-}"
 }
 
-write_if_changed() {	# DEST (content on stdin)
+write_if_changed() {	# DEST (content on stdin); 1 when DEST already had it
 	local tmp
 	tmp=$(mktemp)
 	cat >"$tmp"
-	if [ -f "$1" ] && cmp -s "$tmp" "$1"; then rm -f "$tmp"; return 1; fi
+	cmp -s "$tmp" "$1" 2>/dev/null && { rm -f "$tmp"; return 1; }
 	mkdir -p "$(dirname "$1")"
 	mv "$tmp" "$1"; chmod 644 "$1"
-	return 0
 }
 
 # unsign: a commit message on stdin without its last line if that is IDENT's sign-off.
@@ -340,96 +282,84 @@ unsign() {
 		for (i = 1; i <= n; i++) print l[i] }'
 }
 
+# wrote WHAT: say it, and that the repository changed.
+wrote() { info "$*"; changed=1; }
+
 cmd_refresh() {
 	need_tree
 	load_series
-	T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"
+	need_nta
 	[ -z "$(T status --porcelain -uno | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
 	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
-	local commits=() c k=0 s subj seen=" " newf changed=0
+	local commits=() c k s subj seen=" " newf changed=0 f dp mode W
 	mapfile -t commits < <(T rev-list --reverse --topo-order nta-base..nta)
+	[ -z "$(T rev-list --min-parents=2 nta-base..nta)" ] || die "branch nta has merges; keep it linear"
 	# The sign-off to drop and the identity to turn back into @AUTHOR@: the series'.
 	IDENT=$(T log -1 --format='%an <%ae>' "${commits[0]:-nta}")
-	for c in "${commits[@]}"; do
-		[ "$(T rev-list --parents -n1 "$c" | wc -w)" = 2 ] || die "commit $c on nta is a merge; keep the branch linear"
-	done
 	# Old entries by slug, and old slugs by subject.
 	declare -A oldfiles bysubj
 	for ((k = 0; k < ${#slugs[@]}; k++)); do
 		oldfiles[${slugs[k]}]=${nfiles[k]}
-		[ -f "$NTA_PATCHES/${slugs[k]}.msg" ] && bysubj[$(head -1 "$NTA_PATCHES/${slugs[k]}.msg")]=${slugs[k]}
+		[ -f "$P/${slugs[k]}.msg" ] && bysubj[$(head -1 "$P/${slugs[k]}.msg")]=${slugs[k]}
 	done
-	local newslugs=() newfiles=() W
+	local newslugs=() newfiles=()
 	W=$(mktemp)	# a scratch index
 	for c in "${commits[@]}"; do
 		subj=$(T log -1 --format=%s "$c")
 		s=$(T notes --ref=$NOTES show "$c" 2>/dev/null | head -1)
-		[ -n "$s" ] || s=${bysubj[$subj]:-}
-		[ -n "$s" ] || s=$(slug_from_subject "$subj")
-		[ -n "$s" ] || s=patch
-		case $seen in *" $s "*) s=$s-$((${#newslugs[@]} + 1)) ;; esac
+		: "${s:=${bysubj[$subj]:-$(slug_from_subject "$subj")}}" "${s:=patch}"
+		[[ $seen != *" $s "* ]] || s=$s-$((${#newslugs[@]} + 1))
 		seen+="$s "
 		mapfile -t newf < <(T diff-tree -r --no-commit-id --name-only --no-renames --diff-filter=A "$c^" "$c")
 		# Keep the series' file order when the set is unchanged.
-		if [ -n "${oldfiles[$s]+x}" ] &&
-		   [ "$(tr ' ' '\n' <<<"${oldfiles[$s]}" | grep . | sort)" = "$(printf '%s\n' "${newf[@]}" | grep . | sort)" ]; then
+		[ -n "${oldfiles[$s]+x}" ] &&
+			[ "$(printf '%s\n' ${oldfiles[$s]} | sort)" = "$(printf '%s\n' "${newf[@]}" | grep . | sort)" ] &&
 			read -ra newf <<<"${oldfiles[$s]}"
-		fi
-		newslugs+=("$s"); newfiles+=("${newf[*]}")
+		newslugs+=("$s") newfiles+=("${newf[*]}")
 
 		# Commit message, byte for byte, without the runner's sign-off.
-		T cat-file commit "$c" | sed '1,/^$/d' | unsign | write_if_changed "$NTA_PATCHES/$s.msg" &&
-			{ info "wrote patches/$s.msg"; changed=1; }
-		# The rest of the commit's diff.
-		local excl=(.) f dp=$NTA_PATCHES/$s.diff
+		T cat-file commit "$c" | sed '1,/^$/d' | unsign | write_if_changed "$P/$s.msg" && wrote "wrote patches/$s.msg"
+		# The rest of the commit's diff, unless the old .diff still says the same.
+		local excl=(.) dp=$P/$s.diff
 		for f in "${newf[@]}"; do [ -n "$f" ] && excl+=(":(exclude)$f"); done
 		if T diff --quiet "$c^" "$c" -- "${excl[@]}"; then
-			[ -f "$dp" ] && { rm -f "$dp"; info "removed patches/$s.diff (no changes to existing files)"; changed=1; }
-		elif [ -f "$dp" ] && GIT_INDEX_FILE=$W T read-tree "$c^" &&	# the old diff still says the same:
+			[ -f "$dp" ] && rm -f "$dp" && wrote "removed patches/$s.diff (no changes to existing files)"
+		elif ! { [ -f "$dp" ] && GIT_INDEX_FILE=$W T read-tree "$c^" &&
 			with_author "$dp" | GIT_INDEX_FILE=$W T apply --cached --whitespace=nowarn 2>/dev/null &&
-			GIT_INDEX_FILE=$W T diff-index --cached --quiet "$c" -- "${excl[@]}"; then
-			:	# keep it as written
-		else
+			GIT_INDEX_FILE=$W T diff-index --cached --quiet "$c" -- "${excl[@]}"; }; then
 			T -c core.abbrev=12 diff --no-color --no-ext-diff --no-renames "$c^" "$c" -- "${excl[@]}" |
 				awk -v i="$IDENT" '{ while ((p = index($0, i)) > 0)
 					$0 = substr($0, 1, p - 1) "@AUTHOR@" substr($0, p + length(i)); print }' >"$dp"
-			info "wrote patches/$s.diff"; changed=1
+			wrote "wrote patches/$s.diff"
 		fi
-		# New files: final content from the branch tip.
+		# New files: final content and mode from the branch tip.
 		for f in "${newf[@]}"; do
 			[ -n "$f" ] || continue
-			local mode
 			mode=$(T ls-tree nta -- "$f" | cut -d' ' -f1)
 			[ -n "$mode" ] || die "$f, added by '$s', is deleted later on branch nta; fold that into one patch"
-			if T cat-file blob "nta:$f" | write_if_changed "$NTA_SRC/$f"; then
-				info "wrote $f"; changed=1
-			fi
-			[ "$mode" = 100755 ] && chmod 755 "$NTA_SRC/$f"
-			[ "$mode" = 100644 ] && chmod 644 "$NTA_SRC/$f"
+			T cat-file blob "nta:$f" | write_if_changed "$NTA_ROOT/$f" && wrote "wrote $f"
+			[[ $mode != 100* ]] || chmod "${mode:3}" "$NTA_ROOT/$f"
 		done
 	done
 	rm -f "$W"
 	# The series file, rewritten only when the entries changed (comments kept).
-	local old new
-	old=$(series_entries)
+	local new
 	new=$(for ((k = 0; k < ${#newslugs[@]}; k++)); do echo "${newslugs[k]}${newfiles[k]:+ ${newfiles[k]}}"; done)
-	if [ "$old" != "$new" ]; then
-		{
-			[ -f "$NTA_PATCHES/series" ] && awk '/^[[:space:]]*(#|$)/ { print; next } { exit }' "$NTA_PATCHES/series"
-			[ -n "$new" ] && echo "$new"
-		} | write_if_changed "$NTA_PATCHES/series"
-		info "rewrote patches/series (${#newslugs[@]} patches)"; changed=1
+	if [ "$(series_entries)" != "$new" ]; then
+		{ awk '/^[[:space:]]*(#|$)/ { print; next } { exit }' "$P/series"; [ -n "$new" ] && echo "$new"; } |
+			write_if_changed "$P/series"
+		wrote "rewrote patches/series (${#newslugs[@]} patches)"
 	fi
 	for s in "${slugs[@]}"; do
-		case $seen in *" $s "*) ;; *) warn "patch '$s' is no longer on branch nta; patches/$s.* and its files are left in place" ;; esac
+		[[ $seen == *" $s "* ]] || warn "patch '$s' is no longer on branch nta; patches/$s.* and its files are left in place"
 	done
 	echo "refreshed $(T rev-parse nta)" >"$STAMP"
 	[ $changed = 1 ] && info "refreshed the repository from branch nta (${#commits[@]} commits); review with git diff" ||
 		info "repository already matches branch nta (${#commits[@]} commits)"
 }
 
-step_banner "${1:-series}: ${NTA_PATCHES#$NTA_ROOT/}/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}"
+step_banner "${1:-series}: patches/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}"
 case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make tree: the base tree as a git repository in out/tree, base commit
-# tagged nta-base.  Cached: a stamp records which source it was made from,
-# so a second run only checks the stamp.
-#
+# tagged nta-base; a stamp names the source, so a second run only checks it.
 #   default          Debian's linux-source-6.12 (/usr/src/linux-source-6.12.tar.xz)
-#   KERNEL_SRC=DIR   a user's kernel tree at v6.12.y: a git repo (its HEAD is
-#                    the base, shared objects, nothing copied) or a plain tree
+#   KERNEL_SRC=DIR   a kernel tree at v6.12.y: a git repo (its HEAD is the
+#                    base, objects shared, nothing copied) or a plain tree
 . "$(dirname "$0")/nta-lib.sh"
 
 TARBALL=${NTA_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
@@ -14,73 +12,67 @@ stampf=$NTA_OUT/tree.stamp
 step_banner "tree: base kernel tree (${KERNEL_SRC:-Debian linux-source-6.12})"
 
 check_version() {	# DIR: is it a 6.12 kernel tree?
-	local mk=$1/Makefile v p
-	[ -f "$mk" ] || die "$1 is not a kernel tree (no Makefile); KERNEL_SRC must point at a v6.12.y tree"
-	v=$(sed -n 's/^VERSION = //p' "$mk" | head -1)
-	p=$(sed -n 's/^PATCHLEVEL = //p' "$mk" | head -1)
-	[ "$v.$p" = 6.12 ] ||
-		die "$1 is Linux $v.$p, the NTA series is for 6.12.y (VERSION = 6, PATCHLEVEL = 12)"
+	local v
+	v=$(make -s -C "$1" kernelversion 2>/dev/null) ||
+		die "$1 is not a kernel tree (no Makefile); KERNEL_SRC must point at a v6.12.y tree"
+	[[ $v =~ ^6\.12(\.|$) ]] || die "$1 is Linux $v, the NTA series is for 6.12.y"
 }
 
 if [ -n "${KERNEL_SRC:-}" ]; then
 	src=$(cd "$KERNEL_SRC" 2>/dev/null && pwd) || die "KERNEL_SRC=$KERNEL_SRC: no such directory"
 	check_version "$src"
-	if git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1 &&
-	   [ "$(git -C "$src" rev-parse --show-toplevel)" = "$src" ]; then
-		kind=git; id="git $src $(git -C "$src" rev-parse HEAD)"
-		[ -z "$(git -C "$src" status --porcelain -uno 2>/dev/null | head -1)" ] ||
+	if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
+		kind=git id="git $src $(git -C "$src" rev-parse HEAD)"
+		[ -z "$(git -C "$src" status --porcelain -uno | head -1)" ] ||
 			warn "$src has uncommitted changes; the base is its HEAD commit, without them"
 	else
-		kind=dir; id="dir $src $(stat -c %Y "$src/Makefile")"
+		kind=dir id="dir $src $(stat -c %Y "$src/Makefile")"
 	fi
 else
-	if [ ! -f "$TARBALL" ]; then
-		"$NTA_ROOT/scripts/nta-deps.sh" || exit 1
-		[ -f "$TARBALL" ] || die "$TARBALL missing after installing linux-source-6.12"
-	fi
-	kind=tar; id="tar $TARBALL $(stat -c '%s %Y' "$TARBALL")"
+	[ -f "$TARBALL" ] || "$NTA_ROOT/scripts/nta-deps.sh" || exit 1
+	[ -f "$TARBALL" ] || die "$TARBALL missing after installing linux-source-6.12"
+	kind=tar id="tar $TARBALL $(stat -c '%s %Y' "$TARBALL")"
 fi
 
-if [ -f "$stampf" ] && [ "$(cat "$stampf")" = "$id" ] && nta_base >/dev/null 2>&1; then
-	info "base tree cached: $NTA_TREE ($(git -C "$NTA_TREE" log -1 --format=%s nta-base))"
+if [ "$(cat "$stampf" 2>/dev/null)" = "$id" ] && nta_base >/dev/null 2>&1; then
+	info "base tree cached: $NTA_TREE ($(T log -1 --format=%s nta-base))"
 	exit 0
 fi
 [ -e "$NTA_TREE" ] && { info "base source changed, rebuilding $NTA_TREE"; rm -rf "$NTA_TREE"; }
 rm -f "$stampf"
-mkdir -p "$NTA_TREE"
 log=$NTA_LOGS/tree.log
 : >"$log"
-g() { git -C "$NTA_TREE" "$@" >>"$log" 2>&1; }
+g() { T "$@" >>"$log" 2>&1; }
 
 case $kind in
 git)
 	info "cloning $src (shared objects, HEAD $(git -C "$src" describe --tags --always HEAD 2>/dev/null))"
-	rmdir "$NTA_TREE"
 	git clone -q --shared --no-checkout "$src" "$NTA_TREE" >>"$log" 2>&1 || fail_log "$log" "git clone failed"
 	base=$(git -C "$src" rev-parse HEAD)
 	g checkout -q --detach "$base" || fail_log "$log" "checkout failed"
 	;;
-tar|dir)
-	if [ $kind = tar ]; then
-		info "unpacking $TARBALL ($(du -h "$TARBALL" | cut -f1)) into $NTA_TREE"
-		tar -xJf "$TARBALL" --strip-components=1 -C "$NTA_TREE" >>"$log" 2>&1 ||
-			fail_log "$log" "unpacking $TARBALL failed"
-	else
-		info "copying $src into $NTA_TREE"
-		cp -a "$src/." "$NTA_TREE/" >>"$log" 2>&1 || fail_log "$log" "copy failed"
-	fi
+tar)
+	info "unpacking $TARBALL ($(du -h "$TARBALL" | cut -f1)) into $NTA_TREE"
+	mkdir -p "$NTA_TREE"
+	tar -xJf "$TARBALL" --strip-components=1 -C "$NTA_TREE" >>"$log" 2>&1 || fail_log "$log" "unpacking $TARBALL failed"
 	check_version "$NTA_TREE"
-	info "making the base commit (git add of $(find "$NTA_TREE" -type f | wc -l) files)"
-	g init -q && g config gc.auto 0 &&
-	# Debian's top-level .gitignore ignores everything: add with -f.
-	g add -f . &&
-	GIT_AUTHOR_DATE="@$(stat -c %Y "$NTA_TREE/Makefile") +0000" GIT_COMMITTER_DATE="@$(stat -c %Y "$NTA_TREE/Makefile") +0000" \
-	g -c user.name="NTA base" -c user.email=nta@localhost commit -q --no-verify \
-		-m "Linux $(make -s -C "$NTA_TREE" kernelversion 2>/dev/null) ($kind: ${src:-$TARBALL})" ||
-		fail_log "$log" "base commit failed"
-	base=$(git -C "$NTA_TREE" rev-parse HEAD)
+	;;
+dir)
+	info "copying $src into $NTA_TREE"
+	mkdir -p "$NTA_TREE"
+	cp -a "$src/." "$NTA_TREE/" >>"$log" 2>&1 || fail_log "$log" "copy failed"
 	;;
 esac
+if [ $kind != git ]; then
+	info "making the base commit (git add of $(find "$NTA_TREE" -type f | wc -l) files)"
+	t="@$(stat -c %Y "$NTA_TREE/Makefile") +0000"
+	# Debian's top-level .gitignore ignores everything: add with -f.
+	g init -q && g config gc.auto 0 && g add -f . &&
+		GIT_AUTHOR_DATE=$t GIT_COMMITTER_DATE=$t g -c user.name="NTA base" -c user.email=nta@localhost commit -q \
+		--no-verify -m "Linux $(make -s -C "$NTA_TREE" kernelversion 2>/dev/null) ($kind: ${src:-$TARBALL})" ||
+		fail_log "$log" "base commit failed"
+	base=$(T rev-parse HEAD)
+fi
 g config gc.auto 0
 g config user.name "NTA tooling"
 g config user.email nta@localhost
@@ -88,4 +80,4 @@ g config user.email nta@localhost
 g config notes.rewriteRef refs/notes/nta-slug
 g tag -f nta-base "$base" || fail_log "$log" "tagging failed"
 echo "$id" >"$stampf"
-info "base: $(git -C "$NTA_TREE" log -1 --format='%h %s' nta-base)"
+info "base: $(T log -1 --format='%h %s' nta-base)"
