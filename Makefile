@@ -19,7 +19,7 @@
 #   make pahole                     struct sk_buff size: base vs series
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
-#   make check-extra [EXTRA=rt|kcsan]  make check on a PREEMPT_RT kernel with lockdep
+#   make check-extra [EXTRA=bisect|rt|kcsan]  check-bisect, then make check on a PREEMPT_RT kernel with lockdep
 #                                   (out/check-rt/), then on a KCSAN kernel
 #                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
@@ -75,9 +75,12 @@ check:
 	@$(S)/nta-check.sh
 
 .PHONY: check-extra
-EXTRA ?= rt kcsan
-check-extra:
-	@rc=0; for f in $(EXTRA); do FLAVOUR=$$f $(S)/nta-check.sh || rc=1; done; exit $$rc
+EXTRA ?= bisect rt kcsan
+check-extra: series
+	@rc=0; for f in $(EXTRA); do \
+		if [ $$f = bisect ]; then $(S)/nta-bisect.sh || rc=1; \
+		else FLAVOUR=$$f $(S)/nta-check.sh || rc=1; fi; \
+	done; exit $$rc
 
 demo:
 	@$(S)/nta-demo.sh demo
