@@ -407,6 +407,14 @@ static void test_mt_remote_free_race(void)
 			if (!(j & 4095) && j)
 				sched_yield();	/* the freer may not be running */
 		}
+		/*
+		 * On a loaded machine the freer may not have run at all in
+		 * those pairs: wait for it (bounded), so that only a free it
+		 * made and the drain lost counts as undrained.
+		 */
+		while (__atomic_load_n(&race.done, __ATOMIC_ACQUIRE) != round &&
+		       now_sec() - t0 < secs + 10)
+			sched_yield();
 		if (nta_pool_drain(&c->pool, &released) != 1) {
 			undrained++;
 			/* Refused by the freer: free it here to go on. */
