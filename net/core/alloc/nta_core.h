@@ -5,8 +5,9 @@
  * Nothing in here knows about CPUs, locks or the page allocator: a pool is
  * handed naturally aligned blocks by its caller, and every function below
  * expects the caller to serialise calls on one pool (the owner's local
- * lock in the kernel, one thread per pool in a userspace harness).  The only
- * exception is nta_remote_free(), which any context may call for any pool.
+ * lock in the kernel, one thread per pool in an out-of-tree userspace test
+ * harness).  The only exception is nta_remote_free(), which any context
+ * may call for any pool.
  * The kernel glue also writes a block's @cls bytes under its per-CPU mark
  * when it parks objects in, or takes them from, its bins.
  */
@@ -267,7 +268,7 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 
 /*
  * Provided by the code that embeds the core (nta.c in the kernel, the
- * userspace harness).  nta_report_poison() is called when
+ * out-of-tree userspace harness).  nta_report_poison() is called when
  * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
  * write after free (@bad the first byte found), and with @bad == @chunk
  * when a free chunk's links were found overwritten; nta_report_bad_free()

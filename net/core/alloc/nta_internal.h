@@ -32,6 +32,8 @@
  * so per-CPU gauges may go negative, their sum may not.
  */
 #define NTA_NR_COUNTERS	(offsetof(struct nta_stats, blocks) / sizeof(u64))
+static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
+	      offsetof(struct nta_stats, blocks));
 
 /*
  * Per-CPU bins (see nta.c): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
