@@ -261,10 +261,9 @@ unsigned long nta_pool_largest_free(const struct nta_pool *pool);
 const char *nta_bad_free_reason(enum nta_bad_free why);
 void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
 			 unsigned int units);
-#if IS_ENABLED(CONFIG_NTA_POOL_CHECK)
+/* Built with CONFIG_NTA_POOL_CHECK; its callers are under the same options. */
 unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			    size_t len);
-#endif
 
 /*
  * Provided by the code that embeds the core (nta.c in the kernel, the
