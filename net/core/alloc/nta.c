@@ -177,6 +177,7 @@ static void nta_drain_offline(struct work_struct *work);
 static DECLARE_WORK(nta_offline_work, nta_drain_offline);
 /* Serialises the offline work and the shrinker on offline CPUs' pools. */
 static DEFINE_MUTEX(nta_offline_mutex);
+static bool nta_kick_cpu(unsigned int cpu);
 
 static int __init nta_setup(char *str)
 {
@@ -1751,13 +1752,11 @@ static void nta_kick_fn(struct irq_work *work)
 }
 
 /*
- * nta_drain_all()'s work, on each CPU in process context: a fast path
- * cannot be preempted, so the mark is free (on PREEMPT_RT a preempted
- * slow path holding it releases it before the lock is ours).
- */
-/*
- * Process context, bound to the CPU: drain all that is queued, a bounded
- * drain at a time with interrupts on in between, then trim.
+ * nta_drain_all()'s work, on each CPU in process context, bound to it:
+ * drain all that is queued, a bounded drain at a time with interrupts on
+ * in between, then trim.  A fast path cannot be preempted, so the mark is
+ * free (on PREEMPT_RT a preempted slow path holding it releases it before
+ * the lock is ours).
  */
 static long nta_trim_this_cpu(void *unused)
 {
@@ -1775,7 +1774,7 @@ static long nta_trim_this_cpu(void *unused)
  * irq_work; its pool is drained from a work item instead.  Returns false
  * when a kick was already on its way.
  */
-bool nta_kick_cpu(unsigned int cpu)
+static bool nta_kick_cpu(unsigned int cpu)
 {
 	if (cpu_online(cpu))
 		return irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);

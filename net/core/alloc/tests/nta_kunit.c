@@ -730,6 +730,38 @@ static int nta_tdf_thread(void *data)
 	return 0;
 }
 
+/*
+ * Allocate @rounds triples of one-unit objects into @a, @b and @c and keep
+ * those that lie adjacent in that order (first, middle, last); the rest
+ * go to @junk (*@nj of them), to be freed at the end of the test, so that
+ * a later triple cannot reuse their units.  Returns the triples kept; the
+ * test needs at least half of them.
+ */
+static unsigned int nta_talloc_triples(struct kunit *test, void **a,
+				       void **b, void **c, unsigned int rounds,
+				       void **junk, unsigned int *nj)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < rounds; i++) {
+		a[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		b[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		c[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, a[k]);
+		KUNIT_ASSERT_NOT_NULL(test, b[k]);
+		KUNIT_ASSERT_NOT_NULL(test, c[k]);
+		if (b[k] == a[k] + NTA_UNIT && c[k] == b[k] + NTA_UNIT) {
+			k++;
+			continue;
+		}
+		junk[(*nj)++] = a[k];
+		junk[(*nj)++] = b[k];
+		junk[(*nj)++] = c[k];
+	}
+	KUNIT_ASSERT_GE(test, k, rounds / 2);
+	return k;
+}
+
 #define NTA_TDF_ROUNDS	512
 
 /*
@@ -741,7 +773,7 @@ static int nta_tdf_thread(void *data)
 static void nta_double_free_race(struct kunit *test)
 {
 	void **a, **x, **b, **junk;
-	unsigned int owner, i, k = 0, nj = 0;
+	unsigned int owner, i, k, nj = 0;
 	struct nta_stats s0, s1, s2;
 	unsigned long free0;
 	struct task_struct *t;
@@ -763,24 +795,11 @@ static void nta_double_free_race(struct kunit *test)
 	nta_tstats(&s0);
 
 	/* Triples of adjacent one-unit objects: neighbour, victim, neighbour. */
-	for (i = 0; i < NTA_TDF_ROUNDS; i++) {
-		a[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		x[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		b[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, a[k]);
-		KUNIT_ASSERT_NOT_NULL(test, x[k]);
-		KUNIT_ASSERT_NOT_NULL(test, b[k]);
-		if (x[k] == a[k] + NTA_UNIT && b[k] == x[k] + NTA_UNIT) {
-			memset(a[k], 0xa0 ^ k, NTA_UNIT);
-			memset(b[k], 0xb0 ^ k, NTA_UNIT);
-			k++;
-			continue;
-		}
-		junk[nj++] = a[k];
-		junk[nj++] = x[k];
-		junk[nj++] = b[k];
+	k = nta_talloc_triples(test, a, x, b, NTA_TDF_ROUNDS, junk, &nj);
+	for (i = 0; i < k; i++) {
+		memset(a[i], 0xa0 ^ i, NTA_UNIT);
+		memset(b[i], 0xb0 ^ i, NTA_UNIT);
 	}
-	KUNIT_ASSERT_GE(test, k, NTA_TDF_ROUNDS / 2);
 
 	r.x = x;
 	r.cur = -2;
@@ -952,7 +971,7 @@ static int nta_trace_thread(void *data)
  */
 static void nta_remote_free_race(struct kunit *test)
 {
-	unsigned int i, k = 0, nj = 0;
+	unsigned int i, k, nj = 0;
 	void **o, **n, **g, **junk, *p;
 	struct nta_stats s0, s1, s2;
 	unsigned long toggles = 0;
@@ -977,22 +996,7 @@ static void nta_remote_free_race(struct kunit *test)
 	 * Triples object, neighbour, guard, one unit each and adjacent; the
 	 * few that straddle a block edge stay allocated until the end.
 	 */
-	for (i = 0; i < NTA_TRACE_MAX; i++) {
-		o[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		n[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		g[k] = nta_alloc(NTA_UNIT, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, o[k]);
-		KUNIT_ASSERT_NOT_NULL(test, n[k]);
-		KUNIT_ASSERT_NOT_NULL(test, g[k]);
-		if (n[k] == o[k] + NTA_UNIT && g[k] == n[k] + NTA_UNIT) {
-			k++;
-			continue;
-		}
-		junk[nj++] = o[k];
-		junk[nj++] = n[k];
-		junk[nj++] = g[k];
-	}
-	KUNIT_ASSERT_GE(test, k, NTA_TRACE_MAX / 2);
+	k = nta_talloc_triples(test, o, n, g, NTA_TRACE_MAX, junk, &nj);
 
 	r.o = o;
 	r.k = k;
