@@ -205,13 +205,13 @@ test_results() {
 # (a report switches lockdep off), netconsole + kmemleak.
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 blog=$CHK/boot-$FLAVOUR.log
-boot_plan "boot-$FLAVOUR" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},debugfs,mem_pressure"
-boot_plan "isolation-$FLAVOUR" "nta_isolation.sh"
-boot_plan "bootparams-$FLAVOUR" "boot_params" "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
-boot_plan "initfail-$FLAVOUR" "init_unwind" "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"
-boot_plan "numa-$FLAVOUR" "numa" "kunit.enable=0 nta_reserve=0" -N
-boot_plan "kasan-$FLAVOUR" "usercopy" "kasan_multi_shot kunit.filter_glob=nta_kasan"
-boot_plan "leak-$FLAVOUR" "netconsole,kmemleak" "kmemleak=on" -u
+boot_plan "boot-$FLAVOUR" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},nta_mem_pressure.sh"
+boot_plan "isolation-$FLAVOUR" nta_isolation.sh
+boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
+boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"
+boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
+boot_plan "kasan-$FLAVOUR" nta_usercopy.sh "kasan_multi_shot kunit.filter_glob=nta_kasan"
+boot_plan "leak-$FLAVOUR" nta_netconsole.sh,nta_kmemleak.sh "kmemleak=on" -u
 nc=$CHK/leak-$FLAVOUR.netconsole.txt
 if ! grep -q '^CONFIG_NETCONSOLE_DYNAMIC=y' "$B/.config"; then
 	result ok "[host] netconsole # SKIP CONFIG_NETCONSOLE_DYNAMIC not set"

@@ -5,14 +5,16 @@
 # Written for busybox ash (a minimal guest may have only busybox-static,
 # iperf3 and the programs of this directory): POSIX sh, no bash-isms.
 #
-#   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_note, nta_done
+#   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_verdict,
+#            tap_skip_all, tap_note, nta_done
 #            (on top of kselftest/ktap_helpers.sh)
 #   NTA:     nta_present, nta_stat, nta_snap, nta_delta, nta_set,
-#            nta_leak_check
+#            nta_leak_check, nta_pools_check, nta_cmdline
 #   helpers: wait_for, wait_listen, bg_start, bg_stop, iperf_*, kv
 #
 # Environment common to every test (defaults in brackets):
 #   NTA_SUMMARY      debugfs summary file [/sys/kernel/debug/nta/summary]
+#   NTA_DBG          debugfs directory of NTA [the summary's]
 #   NTA_SYSCTL       run-time switch [/proc/sys/net/core/nta]
 #   NTA_DRAIN_WAIT   seconds to wait for in-use bytes to come back [10]
 #   NTA_LEAK_SLACK   reserved bytes tolerated above the start value [0]
@@ -28,6 +30,7 @@ NTA_DRAIN_WAIT=${NTA_DRAIN_WAIT:-10}
 NTA_LEAK_SLACK=${NTA_LEAK_SLACK:-0}
 NTA_LEAK_SLACK_OBJS=${NTA_LEAK_SLACK_OBJS:-0}
 NTA_PORT_BASE=${NTA_PORT_BASE:-18000}
+NTA_DBG=${NTA_DBG:-$(dirname "$NTA_SUMMARY")}
 
 # shellcheck source=../kselftest/ktap_helpers.sh
 . "$NTA_DIR/../kselftest/ktap_helpers.sh"
@@ -66,6 +69,26 @@ tap_skip()
 {
 	__ktap_test ok "$1" "SKIP $2"
 	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+}
+
+# tap_verdict STATUS OK-TEXT [NOT-OK-TEXT]: "ok N OK-TEXT" when STATUS is
+# 0, else "not ok N NOT-OK-TEXT" (the result's figures in its name); STATUS
+tap_verdict()
+{
+	if [ "$1" -eq 0 ]; then
+		ktap_test_pass "$2"
+		return 0
+	fi
+	ktap_test_fail "${3:-$2}"
+	return 1
+}
+
+# tap_skip_all NAME REASON: a test that cannot run here: one SKIP line
+tap_skip_all()
+{
+	nta_init 1
+	tap_skip "$1" "$2"
+	nta_done
 }
 
 # tap_check NAME COND-STATUS [REASON]: pass when status is 0
@@ -275,6 +298,28 @@ float_gt()
 
 # ---- NTA statistics -------------------------------------------------------
 
+# nta_cmdline NAME: the value of NAME= on the kernel command line
+nta_cmdline()
+{
+	for _cl in $(cat /proc/cmdline); do
+		case $_cl in
+		"$1"=*)
+			echo "${_cl#*=}"
+			return ;;
+		esac
+	done
+}
+
+# nta_pools_check NAME: a TAP line from debugfs nta/check, which checks
+# every online CPU's pool on that CPU (CONFIG_NTA_DEBUG)
+nta_pools_check()
+{
+	_pc=$(cat "$NTA_DBG/check" 2>&1)
+	[ -n "$_pc" ] && ! echo "$_pc" | grep -qv ' ok$'
+	# shellcheck disable=SC2086 # one line of the per-CPU verdicts
+	tap_verdict $? "$1: every pool intact: $(echo $_pc)" "$1: pool check: $(echo $_pc)"
+}
+
 nta_present()
 {
 	[ -r "$NTA_SUMMARY" ] && [ -w "$NTA_SYSCTL" ]
@@ -433,6 +478,22 @@ iperf_mbps()
 				one = v
 		}
 		END { print (sum != "" ? sum : (one != "" ? one : 0)) }' "$1"
+}
+
+# iperf_lo NAME SECONDS [CLIENT-ARGS...]: one iperf3 run over loopback on
+# port NTA_PORT_BASE + 6; prints the receiver's Mbit/s, or the client's
+# output as comments and status 1
+iperf_lo()
+{
+	_il_name=$1
+	NTA_IPERF_TIME=$2
+	shift 2
+	if iperf_run "$_il_name" $((NTA_PORT_BASE + 6)) "" "" -- "$@"; then
+		_il=$(iperf_mbps "$NTA_TMP/$_il_name.out" receiver)
+		[ "$_il" != 0 ] && echo "$_il" && return 0
+	fi
+	tap_note_file "$NTA_TMP/$_il_name.out" >&2
+	return 1
 }
 
 # iperf_udp FILE: datagrams sent and delivered, from the UDP summary

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# nta_debugfs.sh - every readable file of debugfs nta/ reads cleanly
+#
+# Each file is read as a user would (a splat it causes shows on the
+# console), then nta/check checks every CPU's pool (SKIP without it:
+# CONFIG_NTA_DEBUG).  SKIP without NTA's debugfs directory.
+
+. "$(dirname "$0")/nta_lib.sh"
+
+[ -d "$NTA_DBG" ] || tap_skip_all debugfs "no $NTA_DBG"
+
+nta_init 2
+nf=0 bad="" read=""
+for f in "$NTA_DBG"/*; do
+	case $(ls -l "$f") in -r*) ;; *) continue ;; esac
+	nf=$((nf + 1)) read="$read ${f##*/}"
+	cat "$f" >/dev/null 2>&1 || bad="$bad ${f##*/}"
+done
+[ "$nf" -gt 0 ] && [ -z "$bad" ]
+tap_verdict $? "debugfs: the $nf readable files of nta/ read:$read" \
+	"debugfs: $nf readable files, failed:${bad:- none found}"
+if [ -e "$NTA_DBG/check" ]; then
+	nta_pools_check debugfs
+else
+	tap_skip debugfs "no nta/check (CONFIG_NTA_DEBUG)"
+fi
+nta_done

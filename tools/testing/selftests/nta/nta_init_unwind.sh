@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# nta_init_unwind.sh - NTA's initialisation made to fail leaves no trace
+#
+# Booted with nta_fail_init=map|dead|online (fault injection of a kernel
+# with the KUnit suite built in; the KUnit case nta.nta_init_unwind checks
+# the pools): the failure is reported, no CPU hotplug state stays
+# registered, net.core.nta refuses 1, and TCP runs on kmalloc heads.
+# SKIP without nta_fail_init=.
+
+. "$(dirname "$0")/nta_lib.sh"
+
+step=$(nta_cmdline nta_fail_init)
+[ -n "$step" ] || tap_skip_all init_unwind "boot with nta_fail_init=map|dead|online"
+
+nta_init 4
+msg=$(dmesg | sed -n 's/.*nta: \(initialisation failed.*\)/\1/p')
+[ -n "$msg" ]
+tap_verdict $? "init_unwind: nta_fail_init=$step: $msg" \
+	"init_unwind: nta_fail_init=$step: no 'initialisation failed' message"
+
+st=$(grep 'net/nta' /sys/devices/system/cpu/hotplug/states 2>&1)
+[ -z "$st" ] && [ -s /sys/devices/system/cpu/hotplug/states ]
+tap_verdict $? "init_unwind: no net/nta hotplug state left registered" \
+	"init_unwind: hotplug states: ${st:-file missing or empty}"
+
+! echo 1 2>/dev/null >"$NTA_SYSCTL" && [ "$(cat "$NTA_SYSCTL")" = 0 ]
+tap_verdict $? "init_unwind: net.core.nta refuses 1 and stays 0" \
+	"init_unwind: net.core.nta is $(cat "$NTA_SYSCTL") after writing 1"
+
+mbps=$(iperf_lo init_unwind_tcp 2)
+tap_verdict $? "init_unwind: iperf3 over loopback on kmalloc heads: $mbps Mbit/s" \
+	"init_unwind: iperf3 over loopback failed"
+nta_done

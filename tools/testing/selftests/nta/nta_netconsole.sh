@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# nta_netconsole.sh - NTA's reports through netconsole, under load
+#
+# Poison reports and refused frees (debugfs nta/poison_test and
+# nta/bad_free_test, CONFIG_NTA_DEBUG) while iperf3 loads NTA, with a
+# netconsole target sending the kernel log to 10.0.2.2:<ntanetcons=>
+# (QEMU user networking's gateway; the host keeps what arrives and looks
+# for the reports there).  Each report is printed after NTA's lock is
+# released, and its printk allocates skbs from NTA on the same CPU:
+# lockdep must still be on at the end.  SKIP without ntanetcons= on the
+# kernel command line, CONFIG_NETCONSOLE_DYNAMIC or nta/bad_free_test.
+
+. "$(dirname "$0")/nta_lib.sh"
+
+port=$(nta_cmdline ntanetcons)
+d=/sys/kernel/config/netconsole/nta
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+if [ -z "$port" ] || [ ! -e "$NTA_DBG/bad_free_test" ] || ! mkdir "$d" 2>/dev/null; then
+	tap_skip_all netconsole \
+		"needs ntanetcons= (nta-boot.sh -u), CONFIG_NETCONSOLE_DYNAMIC and CONFIG_NTA_DEBUG"
+fi
+
+nta_init 6
+echo eth0 >$d/dev_name
+echo 10.0.2.15 >$d/local_ip
+echo 10.0.2.2 >$d/remote_ip
+echo "$port" >$d/remote_port
+echo 52:55:0a:00:02:02 >$d/remote_mac
+echo 1 >$d/enabled
+if ! tap_verdict $? "netconsole: sending to 10.0.2.2:$port" "netconsole: cannot enable the target"; then
+	nta_done
+fi
+echo "<4>NTA-NETCONSOLE-HELLO" >/dev/kmsg
+b0=$(nta_stat bad_frees)
+iperf_lo netconsole_tcp 6 >"$NTA_TMP/nc-mbps" &
+lp=$!
+sleep 2
+# Poison reports first: the rate limit allows ten in five seconds.
+p=0
+while [ $p -lt 4 ] && echo 1 >"$NTA_DBG/poison_test"; do p=$((p + 1)); done
+b=0
+while [ $b -lt 20 ] && echo 1 >"$NTA_DBG/bad_free_test"; do b=$((b + 1)); done
+wait $lp
+rc=$?
+nbad=$(($(nta_stat bad_frees) - b0))
+# Since the marker: the KUnit suite provoked one at boot.
+pr=$(dmesg | sed -n '/NTA-NETCONSOLE-HELLO/,$p' | grep -c 'nta: write after free')
+[ $p = 4 ] && [ "$pr" = 4 ]
+tap_verdict $? "netconsole: 4 poison reports provoked and printed under load" \
+	"netconsole: $p poison rounds, $pr poison reports printed, want 4"
+[ $nbad = 60 ]
+tap_verdict $? "netconsole: 60 refused frees counted under load, $(dmesg |
+	grep -c 'nta: refusing free') reports printed (rate-limited)" \
+	"netconsole: $b rounds, $nbad refused frees counted, want 60"
+tap_verdict $rc "netconsole: iperf3 over loopback alongside: $(cat "$NTA_TMP/nc-mbps") Mbit/s" \
+	"netconsole: iperf3 over loopback failed alongside"
+# Every CPU's pool, checked on its CPU once the load is over.
+nta_pools_check netconsole
+echo "<4>NTA-NETCONSOLE-DONE" >/dev/kmsg
+grep -q 'debug_locks: *1' /proc/lockdep_stats 2>/dev/null
+tap_verdict $? "netconsole: lockdep still on" \
+	"netconsole: lockdep is off: $(grep debug_locks /proc/lockdep_stats 2>&1)"
+echo 0 >$d/enabled
+nta_done
