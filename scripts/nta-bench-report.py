@@ -207,6 +207,17 @@ def cpu_key(w):
     return 'cpu_us_per_req' if w['kind'] == 'web' else 'cpu_s_per_gb'
 
 
+def setting(rs):
+    """The figures of one setting's rounds RS (None without rounds)."""
+    ok = [r for r in rs if not r['why']]
+    return rs and {
+        'value': stats([float(r['val']) for r in ok]),
+        'unit': next((r['unit'] for r in ok if r.get('unit')), ''),
+        'cpu_us_per_req': stats([cpu_s(r) * 1e6 / r['reqs'] for r in ok if r.get('reqs')]),
+        'cpu_s_per_gb': stats([cpu_s(r) / (r['bytes'] / 1e9) for r in ok if r.get('bytes')]),
+        'rounds': len(rs), 'rounds_ok': len(ok)} or None
+
+
 def build(rounds, outside):
     res = []
     present = {r['workload'] for r in rounds}
@@ -214,19 +225,9 @@ def build(rounds, outside):
     known += [(w, w, 'net') for w in sorted(present) if w not in SHORT]
     for name, label, kind in known:
         rs = [r for r in rounds if r['workload'] == name]
-        by = {}
-        for setting in ('1', '0', '-'):
-            all_ = [r for r in rs if r['nta'] == setting]
-            ok = [r for r in all_ if not r['why']]
-            if all_:
-                by[setting] = {
-                    'value': stats([float(r['val']) for r in ok]),
-                    'unit': next((r['unit'] for r in ok if r.get('unit')), ''),
-                    'cpu_us_per_req': stats([cpu_s(r) * 1e6 / r['reqs'] for r in ok if r.get('reqs')]),
-                    'cpu_s_per_gb': stats([cpu_s(r) / (r['bytes'] / 1e9) for r in ok if r.get('bytes')]),
-                    'rounds': len(all_), 'rounds_ok': len(ok)}
+        by = {v: setting([r for r in rs if r['nta'] == v]) for v in ('1', '0', '-')}
         w = {'name': name, 'label': label, 'kind': kind,
-             'nta': by.get('1'), 'mainline': by.get('0') or by.get('-'),
+             'nta': by['1'], 'mainline': by['0'] or by['-'],
              'failed_rounds': [{'nta': r['nta'], 'round': r.get('r'), 'why': '; '.join(r['why']),
                                 'console_line': r['line']} for r in rs if r['why']]}
         w['refused'] = bool(w['failed_rounds'] or outside)
@@ -243,7 +244,7 @@ def mem_of(nr):
     """skb head memory of the clean NTA rounds NR (sums of the samples)."""
     t = {k: sum(r.get(k, 0) for r in nr) for k in
          ('mreq', 'mres', 'mkm', 'mfree', 'nsamp', 'allocs', 'fallbacks', 'remote_frees', 'kicks', 'grows')}
-    q, rv, k, al, fb, ns = t['mreq'], t['mres'], t['mkm'], t['allocs'], t['fallbacks'], t['nsamp']
+    q, rv, k, al, fb, ns = (t[x] for x in ('mreq', 'mres', 'mkm', 'allocs', 'fallbacks', 'nsamp'))
     return {
         'pool_peak_bytes': max([r.get('mpool', 0) for r in nr] or [0]),
         'pool_avg_free_bytes': t['mfree'] / ns if ns and any('mfree' in r for r in nr) else None,
@@ -297,14 +298,13 @@ def table(res, pool, percpu, bench, problems, meta):
     rows = [(w['label'], w['memory']) for w in res]
     if 'udp_mix' in meta:
         rows.append(('UDP mix (64+1400+8000 B rounds)', meta['udp_mix']))
+    k = lambda v: '-' if v is None else kib(v) + 'K'  # noqa: E731
     for label, mm in rows:
-        live = kib(mm['avg_live_requested']) + 'K' if mm['samples'] else '-'
         fb = '-' if mm['fallback_pct'] is None else f"{mm['fallback_pct']:.1f}%"
-        peak = kib(mm['pool_peak_bytes']) + 'K' if mm['pool_peak_bytes'] else '-'
-        avf = '-' if mm['pool_avg_free_bytes'] is None else kib(mm['pool_avg_free_bytes']) + 'K'
-        p(f"{label:<34} {live:>8} {fmt(mm['nta_reserved_per_requested']):>5} "
-          f"{fmt(mm['kmalloc_reserved_per_requested']):>7} {fmt(mm['nta_over_kmalloc']):>6} {fb:>8}"
-          f" {peak:>9} {avf:>8}")
+        p(f"{label:<34} {k(mm['avg_live_requested'] if mm['samples'] else None):>8} "
+          f"{fmt(mm['nta_reserved_per_requested']):>5} {fmt(mm['kmalloc_reserved_per_requested']):>7} "
+          f"{fmt(mm['nta_over_kmalloc']):>6} {fb:>8} {k(mm['pool_peak_bytes'] or None):>9} "
+          f"{k(mm['pool_avg_free_bytes']):>8}")
     if any('kicks' in r for r in meta['all_rounds']):
         out += ['', 'NTA activity in the NTA rounds (where the time may go): heads per request or per MB,',
                 'share freed on another CPU (queued to the owner), owner kicks and block grows per 1000 heads',
@@ -426,9 +426,7 @@ PANELS = (('throughput / mainline median', 'Throughput (higher is better)', 'mai
 def plot(res, outdir):
     """results.dat and results.gp; gnuplot draws results.svg, then the same as
     results.png for viewers without SVG (pngcairo, else gd's png)."""
-    dat, script = os.path.join(outdir, 'results.dat'), os.path.join(outdir, 'results.gp')
-    svg = os.path.join(outdir, 'results.svg')
-    png = svg[:-4] + '.png'
+    dat, script, svg, png = (os.path.join(outdir, 'results.' + x) for x in ('dat', 'gp', 'svg', 'png'))
     rows = 0
     with open(dat, 'w') as f:
         for block, keyf in (('throughput', lambda w: 'value'), ('cpu', cpu_key)):
@@ -460,9 +458,8 @@ def plot(res, outdir):
         return 'no clean workload with both settings: no plot'
     if not gp:
         return 'gnuplot not installed (package gnuplot-nox): no plot, data in results.dat'
-    for f in (svg, png):
-        if os.path.exists(f):
-            os.unlink(f)
+    for f in filter(os.path.exists, (svg, png)):
+        os.unlink(f)
     r = subprocess.run([gp, script], capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or not os.path.exists(svg):
         return 'gnuplot failed: ' + (r.stderr.strip().splitlines() or ['?'])[-1]
@@ -486,8 +483,7 @@ def main():
         return scan_splats(sys.argv[2:])
     if sys.argv[1:2] == ['--kunit']:
         with open(sys.argv[2]) as f:
-            kunit_tap(json.load(f), [])
-        return 0
+            return kunit_tap(json.load(f), [])
     ap = argparse.ArgumentParser()
     for opt, default in (('--log', None), ('--out', None), ('--command', None), ('--rounds', '?'),
                          ('--secs', '?'), ('--steps', ''), ('--boot-ok', '1')):
@@ -519,10 +515,9 @@ def main():
     meta['all_rounds'] = rounds
     txt = table(res, pool, percpu, bench, problems, meta)
     del meta['all_rounds']
-    with open(os.path.join(a.out, 'table.txt'), 'w') as f:
-        f.write(txt)
-    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
-        f.write(summary(res, meta))
+    for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
+        with open(os.path.join(a.out, name), 'w') as f:
+            f.write(body)
     sys.stdout.write(txt)
     if a.boot_ok != '1':
         problems.append('the boot did not finish its plan')
