@@ -205,7 +205,7 @@ test_results() {
 # (a report switches lockdep off), netconsole + kmemleak.
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 blog=$CHK/boot-$FLAVOUR.log
-boot_plan "boot-$FLAVOUR" "boot_smp,iperf_lo,iperf_host${selftests:+,$selftests},nta_mem_pressure.sh"
+boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
 boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"

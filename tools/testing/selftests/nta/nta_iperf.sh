@@ -5,8 +5,9 @@
 #
 # Figures (Mbit/s, datagrams delivered/sent) for TCP with 1 and 4 streams
 # and UDP at 64/512/1400/8000 B over loopback, with whatever the NTA
-# sysctl says (or NTA_SET); an optional TCP run over virtio-net to a host
-# iperf3 server; then the skb checks with NTA switched on:
+# sysctl says (or NTA_SET); optional TCP runs over virtio-net from and to
+# the host (iperf_tcp_virtio, iperf_tcp_virtio_tx); then the skb checks
+# with NTA switched on:
 #   skb_iperf_tcp_loopback, skb_iperf_udp_loopback: NTA's allocation
 #	counter rises, fallbacks and bad frees stay 0, and once the sockets
 #	are closed NTA's in-use objects/bytes return to the start value;
@@ -22,10 +23,10 @@
 #   NTA_TOGGLE_TIME   seconds of the toggle run [4]
 #   NTA_TOGGLE_PERIOD seconds between flips [0.5]
 #   NTA_HOST_PORT     guest port with a host forward (QEMU hostfwd): the
-#                     guest serves, and prints "NTA-HOST-IPERF <port> tcp
-#                     <secs>" on its console for whatever runs QEMU on the
-#                     host to start an iperf3 client; iperf_tcp_virtio and
-#                     skb_iperf_tcp_virtio use it
+#                     guest serves, and prints "NTA-HOST-IPERF <port>
+#                     tcp|tcp-r <secs>" on its console for whatever runs
+#                     QEMU on the host to start an iperf3 client (tcp-r:
+#                     with -R, the guest sends); the virtio tests use it
 #   NTA_IPERF_HOST    otherwise: a host iperf3 server reachable over
 #                     virtio-net; neither set: those two SKIP
 #   NTA_SET           0 or 1: force net.core.nta for the iperf_* runs
@@ -40,11 +41,11 @@ NTA_TOGGLE_TIME=${NTA_TOGGLE_TIME:-4}
 NTA_TOGGLE_PERIOD=${NTA_TOGGLE_PERIOD:-0.5}
 PORT=$((NTA_PORT_BASE + 1))
 
-nta_init 13
+nta_init 14
 
 if ! have iperf3; then
 	for t in iperf_tcp_1 iperf_tcp_4 iperf_udp_64 iperf_udp_512 \
-		 iperf_udp_1400 iperf_udp_8000 iperf_tcp_virtio \
+		 iperf_udp_1400 iperf_udp_8000 iperf_tcp_virtio iperf_tcp_virtio_tx \
 		 skb_iperf_tcp_loopback skb_iperf_udp_loopback \
 		 skb_iperf_tcp_virtio skb_toggle_under_load leak_iperf; do
 		tap_skip "$t" "iperf3 not found"
@@ -107,10 +108,11 @@ for len in 64 512 1400 8000; do
 	udp_test $len
 done
 
-# virtio_host_client NAME: the guest runs the server on $NTA_HOST_PORT and
-# asks the host (whatever runs QEMU and reads the console) for a client
-# with a console marker; the host sends, so the guest's virtio-net driver
-# builds the receive skbs.  Output in $NTA_TMP/NAME.out, status $?.
+# virtio_host_client NAME [tcp|tcp-r]: the guest runs the server on
+# $NTA_HOST_PORT and asks the host (whatever runs QEMU and reads the
+# console) for a client with a console marker; tcp: the host sends, so the
+# guest's virtio-net driver builds the receive skbs; tcp-r: the guest
+# sends.  Output in $NTA_TMP/NAME.out, status $?.
 virtio_host_client()
 {
 	bg_start "$NTA_TMP/$1.out" iperf3 -s -1 -p "$NTA_HOST_PORT" -f m
@@ -119,7 +121,7 @@ virtio_host_client()
 		bg_stop "$_vh_srv"
 		return 1
 	fi
-	echo "NTA-HOST-IPERF $NTA_HOST_PORT tcp $NTA_IPERF_TIME"
+	echo "NTA-HOST-IPERF $NTA_HOST_PORT ${2:-tcp} $NTA_IPERF_TIME"
 	bg_wait "$_vh_srv" $((NTA_IPERF_TIME + 60))
 }
 
@@ -156,6 +158,28 @@ elif [ -n "$NTA_IPERF_HOST" ]; then
 else
 	virtio_rc=""
 	tap_skip iperf_tcp_virtio "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
+fi
+
+# iperf_tcp_virtio_tx: TCP over virtio-net, guest -> host
+if [ -n "$NTA_HOST_PORT" ]; then
+	virtio_host_client iperf_tcp_virtio_tx tcp-r
+	rc=$?
+elif [ -n "$NTA_IPERF_HOST" ]; then
+	timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
+		-t "$NTA_IPERF_TIME" -f m > "$NTA_TMP/iperf_tcp_virtio_tx.out" 2>&1
+	rc=$?
+fi
+if [ -n "$NTA_HOST_PORT$NTA_IPERF_HOST" ]; then
+	tx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio_tx.out" sender)
+	tap_note "iperf_tcp_virtio_tx: $tx Mbit/s from the guest to the host"
+	if [ "$rc" -eq 0 ] && float_gt "$tx" 0; then
+		tap_pass iperf_tcp_virtio_tx
+	else
+		tap_note_file "$NTA_TMP/iperf_tcp_virtio_tx.out"
+		tap_fail iperf_tcp_virtio_tx "iperf3 status $rc, $tx Mbit/s"
+	fi
+else
+	tap_skip iperf_tcp_virtio_tx "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
 fi
 
 # ---- skb checks, NTA on -----------------------------------------------------
