@@ -263,7 +263,7 @@ def kib(v, digits=0):
     return f"{v / 1024:.{digits}f}"
 
 
-def table(res, pool, percpu, bench, problems, meta):
+def table(res, rounds, pool, percpu, bench, problems, meta):
     out = [f"NTA vs mainline skb heads (net.core.nta=1 vs =0), {meta['command']}",
            f"machine: {meta['cpu_model']}, nproc {meta['nproc']}; guest: QEMU TCG, "
            f"{meta['guest_cpus']} vCPUs, 1 GiB, kernel {meta['guest_kernel']}",
@@ -305,7 +305,7 @@ def table(res, pool, percpu, bench, problems, meta):
           f"{fmt(mm['nta_reserved_per_requested']):>5} {fmt(mm['kmalloc_reserved_per_requested']):>7} "
           f"{fmt(mm['nta_over_kmalloc']):>6} {fb:>8} {k(mm['pool_peak_bytes'] or None):>9} "
           f"{k(mm['pool_avg_free_bytes']):>8}")
-    if any('kicks' in r for r in meta['all_rounds']):
+    if any('kicks' in r for r in rounds):
         out += ['', 'NTA activity in the NTA rounds (where the time may go): heads per request or per MB,',
                 'share freed on another CPU (queued to the owner), owner kicks and block grows per 1000 heads',
                 f"{'workload':<34} {'heads':>12} {'remote':>7} {'kicks/k':>8} {'grows/k':>8}"]
@@ -313,8 +313,7 @@ def table(res, pool, percpu, bench, problems, meta):
             mm, al = w['memory'], w['memory']['nta_allocs']
             if not al:
                 continue
-            nr = [r for r in meta['all_rounds'] if r['workload'] == w['name'] and r['nta'] == '1'
-                  and not r['why']]
+            nr = [r for r in rounds if r['workload'] == w['name'] and r['nta'] == '1' and not r['why']]
             reqs = sum(r.get('reqs', 0) for r in nr)
             mb = sum(r.get('bytes', 0) for r in nr) / 1e6
             per = f"{al / reqs:.1f}/req" if w['kind'] == 'web' and reqs else (f"{al / mb:.1f}/MB" if mb else '-')
@@ -512,9 +511,7 @@ def main():
     if udp:
         meta['udp_mix'] = mem_of(udp)
     problems = problem_lines(res, steps, outside, meta)
-    meta['all_rounds'] = rounds
-    txt = table(res, pool, percpu, bench, problems, meta)
-    del meta['all_rounds']
+    txt = table(res, rounds, pool, percpu, bench, problems, meta)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
         with open(os.path.join(a.out, name), 'w') as f:
             f.write(body)

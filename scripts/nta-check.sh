@@ -106,13 +106,9 @@ added=$(git -C "$NTA_TREE" diff --name-only --diff-filter=A nta-base nta 2>/dev/
 mapfile -t pats < <(git -C "$NTA_TREE" show nta:MAINTAINERS 2>/dev/null |
 	awk '/^NETWORK TREE ALLOCATOR \(NTA\)$/ { e = 1; next } e && /^$/ { exit } e && /^F:/ { print $2 }')
 uncovered=$(comm -23 <(sort <<<"$added") <(git -C "$NTA_TREE" ls-files -- "${pats[@]}" | sort))
-if [ ${#pats[@]} = 0 ]; then
-	result "not ok" "MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta"
-elif [ -z "$uncovered" ]; then
-	result ok "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds"
-else
-	result "not ok" "MAINTAINERS: NTA entry misses $(wc -l <<<"$uncovered") added files: $(echo $uncovered)"
-fi
+[ ${#pats[@]} != 0 ] && [ -z "$uncovered" ]
+verdict $? "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds" \
+	"MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta, or it misses: $(echo $uncovered)"
 
 # kernel-doc: the new kernel .c/.h files (not tools/) parse cleanly, with
 # -Wall (undocumented parameters and members, missing Return:).

@@ -30,8 +30,8 @@ for w in $(cat /proc/cmdline); do
 	nta_reserve=1T)
 		dmesg | grep -qE 'nta: nta_reserve=.* (is above nta_max|is more than 1/64)' ||
 			bad="$bad $w" ;;
-	nta=on|nta=off|nta_reserve=*[0-9]|nta_reserve=*[0-9][KMG]|nta_max=*[0-9]|nta_max=*[0-9][KMGT])
-		;;
+	nta=on|nta=off|nta_reserve=*[0-9]|nta_reserve=*[0-9][KMG]) ;;
+	nta_max=*[0-9]|nta_max=*[0-9][KMGT]) ;;
 	nta=*|nta_reserve=*|nta_max=*)
 		dmesg | grep -q "nta: invalid ${w%%=*}=" || bad="$bad $w" ;;
 	esac
@@ -44,8 +44,8 @@ blocks=$(nta_stat blocks)
 reserve=$(nta_stat reserve_blocks)
 if [ "$nta_orig_sysctl" = 0 ]; then
 	[ "$blocks" = 0 ]
-	tap_verdict $? \
-		"boot_params: NTA off, no pool blocks taken (reserve $reserve blocks per CPU on hold)" \
+	held="reserve $reserve blocks per CPU on hold"
+	tap_verdict $? "boot_params: NTA off, no pool blocks taken ($held)" \
 		"boot_params: NTA off but the pools hold $blocks blocks"
 else
 	tap_skip "boot_params: NTA on at boot, pools hold $blocks blocks" "nta=off not given"
@@ -60,7 +60,7 @@ tap_verdict $? "boot_params: NTA on, pools hold $blocks blocks (reserve $reserve
 a0=$(nta_stat allocs)
 mbps=$(iperf_lo boot_params_tcp 2)
 rc=$?
-allocs=$(($(nta_stat allocs) - a0))
-tap_verdict $rc "boot_params: iperf3 over loopback with NTA on: $mbps Mbit/s, $allocs NTA allocations" \
+allocs="$(($(nta_stat allocs) - a0)) NTA allocations"
+tap_verdict $rc "boot_params: iperf3 over loopback with NTA on: $mbps Mbit/s, $allocs" \
 	"boot_params: iperf3 over loopback failed with NTA on"
 nta_done

@@ -81,8 +81,9 @@ nta_cleanup_hook=
 stop_churn
 
 oom=$(dmesg | sed -n '/nta_pressure: churn started/,$p' | grep 'Out of memory: Killed process')
+churner=$(echo "$oom" | grep -c 'oom_score_adj:1000')
 others=$(echo "$oom" | grep -v '^$' | grep -vc 'oom_score_adj:1000')
-tap_note "OOM kills: $(echo "$oom" | grep -c 'oom_score_adj:1000') of the churner, $others of others"
+tap_note "OOM kills: $churner of the churner, $others of others"
 if [ "$others" != 0 ]; then
 	tap_fail "mem_pressure: the OOM killer took another process than the churner"
 else

@@ -16,7 +16,7 @@
 
 port=$(nta_cmdline ntanetcons)
 d=/sys/kernel/config/netconsole/nta
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mount -t configfs none /sys/kernel/config 2>/dev/null
 if [ -z "$port" ] || [ ! -e "$NTA_DBG/bad_free_test" ] || ! mkdir "$d" 2>/dev/null; then
 	tap_skip_all netconsole \
 		"needs ntanetcons= (nta-boot.sh -u), CONFIG_NETCONSOLE_DYNAMIC and CONFIG_NTA_DEBUG"
@@ -29,7 +29,8 @@ echo 10.0.2.2 >$d/remote_ip
 echo "$port" >$d/remote_port
 echo 52:55:0a:00:02:02 >$d/remote_mac
 echo 1 >$d/enabled
-if ! tap_verdict $? "netconsole: sending to 10.0.2.2:$port" "netconsole: cannot enable the target"; then
+if ! tap_verdict $? "netconsole: sending to 10.0.2.2:$port" \
+	"netconsole: cannot enable the target"; then
 	nta_done
 fi
 echo "<4>NTA-NETCONSOLE-HELLO" >/dev/kmsg

@@ -26,8 +26,9 @@ if ! wait $lp; then
 fi
 echo "$tab" | sed 's/^/# /'
 used=$(echo "$tab" | awk '{ print $3 }' | sort -u | wc -l)
+mbps=$(cat "$NTA_TMP/numa-mbps")
 [ "$used" -ge 2 ]
-tap_verdict $? "numa: $nodes nodes, the CPUs on $used of them; iperf3 $(cat "$NTA_TMP/numa-mbps") Mbit/s" \
+tap_verdict $? "numa: $nodes nodes, the CPUs on $used of them; iperf3 $mbps Mbit/s" \
 	"numa: the CPUs are on $used node(s), want 2"
 
 bad=$(echo "$tab" | awk '$5 == 0 || $5 != $7 { print $1 }')
