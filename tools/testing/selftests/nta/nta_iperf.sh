@@ -125,62 +125,44 @@ virtio_host_client()
 	bg_wait "$_vh_srv" $((NTA_IPERF_TIME + 60))
 }
 
-# iperf_tcp_virtio: TCP over virtio-net, host -> guest
-if [ -n "$NTA_HOST_PORT" ]; then
-	nta_snap iperf_tcp_virtio.0
-	virtio_host_client iperf_tcp_virtio
-	virtio_rc=$?
-	nta_snap iperf_tcp_virtio.1
-	rx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio.out" receiver)
-	tap_note "iperf_tcp_virtio: $rx Mbit/s from the host to the guest" \
-		"(host client through hostfwd to guest port $NTA_HOST_PORT)"
-	if [ "$virtio_rc" -eq 0 ] && float_gt "$rx" 0; then
-		tap_pass iperf_tcp_virtio
-	else
-		tap_note_file "$NTA_TMP/iperf_tcp_virtio.out"
-		tap_fail iperf_tcp_virtio "iperf3 server status $virtio_rc, $rx Mbit/s"
+# virtio_test NAME tcp|tcp-r: TCP over virtio-net; tcp: host -> guest (the
+# guest's virtio-net driver builds the receive skbs), tcp-r: guest -> host.
+# The host's client with NTA_HOST_PORT, else a client to NTA_IPERF_HOST;
+# the run's status in $virtio_rc ("" when neither is set).
+virtio_test()
+{
+	_vt_side=receiver _vt_dir="from the host to the guest" _vt_r=-R
+	if [ "$2" = tcp-r ]; then
+		_vt_side=sender _vt_dir="from the guest to the host" _vt_r=""
 	fi
-elif [ -n "$NTA_IPERF_HOST" ]; then
-	nta_snap iperf_tcp_virtio.0
-	# receive direction (-R): the guest's driver builds the skbs
-	timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
-		-t "$NTA_IPERF_TIME" -f m -R > "$NTA_TMP/iperf_tcp_virtio.out" 2>&1
-	virtio_rc=$?
-	nta_snap iperf_tcp_virtio.1
-	rx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio.out" receiver)
-	tap_note "iperf_tcp_virtio: $rx Mbit/s from $NTA_IPERF_HOST to the guest"
-	if [ "$virtio_rc" -eq 0 ] && float_gt "$rx" 0; then
-		tap_pass iperf_tcp_virtio
-	else
-		tap_note_file "$NTA_TMP/iperf_tcp_virtio.out"
-		tap_fail iperf_tcp_virtio "iperf3 status $virtio_rc"
-	fi
-else
 	virtio_rc=""
-	tap_skip iperf_tcp_virtio "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
-fi
-
-# iperf_tcp_virtio_tx: TCP over virtio-net, guest -> host
-if [ -n "$NTA_HOST_PORT" ]; then
-	virtio_host_client iperf_tcp_virtio_tx tcp-r
-	rc=$?
-elif [ -n "$NTA_IPERF_HOST" ]; then
-	timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
-		-t "$NTA_IPERF_TIME" -f m > "$NTA_TMP/iperf_tcp_virtio_tx.out" 2>&1
-	rc=$?
-fi
-if [ -n "$NTA_HOST_PORT$NTA_IPERF_HOST" ]; then
-	tx=$(iperf_mbps "$NTA_TMP/iperf_tcp_virtio_tx.out" sender)
-	tap_note "iperf_tcp_virtio_tx: $tx Mbit/s from the guest to the host"
-	if [ "$rc" -eq 0 ] && float_gt "$tx" 0; then
-		tap_pass iperf_tcp_virtio_tx
+	nta_snap "$1.0"
+	if [ -n "$NTA_HOST_PORT" ]; then
+		virtio_host_client "$1" "$2"
+		virtio_rc=$?
+	elif [ -n "$NTA_IPERF_HOST" ]; then
+		# shellcheck disable=SC2086 # no -R: no argument
+		timeout -s KILL "$((NTA_IPERF_TIME + 20))" iperf3 -c "$NTA_IPERF_HOST" \
+			-t "$NTA_IPERF_TIME" -f m $_vt_r > "$NTA_TMP/$1.out" 2>&1
+		virtio_rc=$?
 	else
-		tap_note_file "$NTA_TMP/iperf_tcp_virtio_tx.out"
-		tap_fail iperf_tcp_virtio_tx "iperf3 status $rc, $tx Mbit/s"
+		tap_skip "$1" "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
+		return
 	fi
-else
-	tap_skip iperf_tcp_virtio_tx "neither NTA_HOST_PORT nor NTA_IPERF_HOST set"
-fi
+	nta_snap "$1.1"
+	_vt=$(iperf_mbps "$NTA_TMP/$1.out" $_vt_side)
+	tap_note "$1: $_vt Mbit/s $_vt_dir"
+	if [ "$virtio_rc" -eq 0 ] && float_gt "$_vt" 0; then
+		tap_pass "$1"
+	else
+		tap_note_file "$NTA_TMP/$1.out"
+		tap_fail "$1" "iperf3 status $virtio_rc, $_vt Mbit/s"
+	fi
+}
+
+# host -> guest last: skb_iperf_tcp_virtio below checks that run
+virtio_test iperf_tcp_virtio_tx tcp-r
+virtio_test iperf_tcp_virtio tcp
 
 # ---- skb checks, NTA on -----------------------------------------------------
 
