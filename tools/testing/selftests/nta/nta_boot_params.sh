@@ -18,6 +18,7 @@ grep -qE '(^| )nta(_reserve|_max)?=' /proc/cmdline ||
 	tap_skip_all boot_params "boot with nta=, nta_reserve= or nta_max="
 nta_present || tap_skip_all boot_params "NTA not present"
 
+have iperf3 || tap_skip_all boot_params "no iperf3 for the load"
 nta_init 5
 dmesg | grep -E '(^|\] )nta: ' | sed 's/^/# /'
 dmesg | grep -q 'nta: unit '

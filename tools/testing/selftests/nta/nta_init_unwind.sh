@@ -14,6 +14,7 @@
 step=$(nta_cmdline nta_fail_init)
 [ -n "$step" ] || tap_skip_all init_unwind "boot with nta_fail_init=map|dead|online"
 
+have iperf3 || tap_skip_all init_unwind "no iperf3 for the load"
 nta_init 4
 msg=$(dmesg | sed -n 's/.*nta: \(initialisation failed.*\)/\1/p')
 [ -n "$msg" ]

@@ -12,9 +12,13 @@
 
 . "$(dirname "$0")/nta_lib.sh"
 
+have iperf3 || tap_skip_all kmemleak "no iperf3 for the load"
 f=$NTA_DBG/../kmemleak
 echo scan=off 2>/dev/null >"$f" ||
 	tap_skip_all kmemleak "no kmemleak (CONFIG_DEBUG_KMEMLEAK, kmemleak=on)"
+# Automatic scanning comes back on however the test ends.
+kml_scan_on() { echo scan=on >"$f"; }
+nta_cleanup_hook=kml_scan_on
 
 nta_init 5
 echo clear >"$f"

@@ -72,7 +72,8 @@ tap_skip()
 }
 
 # tap_verdict STATUS OK-TEXT [NOT-OK-TEXT]: "ok N OK-TEXT" when STATUS is
-# 0, else "not ok N NOT-OK-TEXT" (the result's figures in its name); STATUS
+# 0, else "not ok N NOT-OK-TEXT" (the result's figures in its name);
+# returns STATUS as 0 or 1
 tap_verdict()
 {
 	if [ "$1" -eq 0 ]; then
@@ -311,9 +312,13 @@ nta_cmdline()
 }
 
 # nta_pools_check NAME: a TAP line from debugfs nta/check, which checks
-# every online CPU's pool on that CPU (CONFIG_NTA_DEBUG)
+# every online CPU's pool on that CPU (SKIP without CONFIG_NTA_DEBUG)
 nta_pools_check()
 {
+	if [ ! -e "$NTA_DBG/check" ]; then
+		tap_skip "$1" "no nta/check (CONFIG_NTA_DEBUG)"
+		return 0
+	fi
 	_pc=$(cat "$NTA_DBG/check" 2>&1)
 	[ -n "$_pc" ] && ! echo "$_pc" | grep -qv ' ok$'
 	# shellcheck disable=SC2086 # one line of the per-CPU verdicts

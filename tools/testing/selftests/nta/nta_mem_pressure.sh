@@ -42,6 +42,7 @@ stop_churn()
 	echo "nta_pressure: churn stopped" >/dev/kmsg
 }
 
+have iperf3 || tap_skip_all mem_pressure "no iperf3 for the load"
 nta_init 3
 avail=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 hog=$(( (avail - 96 * 1024) / 1024 ))

@@ -13,9 +13,12 @@
 
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 [ "$nodes" -ge 2 ] ||
-	tap_skip_all numa "$nodes memory node(s): boot with two (nta-boot.sh -N, CONFIG_NUMA)"
+	tap_skip_all numa "$nodes memory node(s): boot with two (CONFIG_NUMA)"
 
+have iperf3 || tap_skip_all numa "no iperf3 for the load"
+nta_present && [ -r "$NTA_DBG/nodes" ] || tap_skip_all numa "NTA or debugfs nta/nodes not present"
 nta_init 3
+nta_set 1
 iperf_lo numa_tcp 4 >"$NTA_TMP/numa-mbps" &
 lp=$!
 sleep 3
