@@ -43,11 +43,13 @@ stop_churn()
 }
 
 have iperf3 || tap_skip_all mem_pressure "no iperf3 for the load"
+# /tmp stops at half the memory: a tmpfs of its own, without a limit
+# (without it the hog would fill the filesystem under /run instead).
+mkdir -p /run/hog && mount -t tmpfs -o size=100% tmpfs /run/hog ||
+	tap_skip_all mem_pressure "cannot mount a tmpfs on /run/hog"
 nta_init 3
 avail=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
 hog=$(( (avail - 96 * 1024) / 1024 ))
-# /tmp stops at half the memory: a tmpfs of its own, without a limit.
-mkdir -p /run/hog && mount -t tmpfs -o size=100% tmpfs /run/hog
 [ $hog -gt 0 ] && dd if=/dev/zero of=/run/hog/hog bs=1M count=$hog 2>/dev/null
 # The churner is the OOM killer's first choice, should it come to that;
 # the splat scanner accepts that report's Call Trace between the marks.
