@@ -84,6 +84,7 @@ void nta_pool_init(struct nta_pool *pool, unsigned int id, unsigned int reserve)
 	pool->reserve = reserve;
 	pool->spares = 1;
 	pool->whole = 0;
+	pool->released = 0;
 	pool->free_units = 0;
 	pool->init_on_free = false;
 	pool->broken = false;

@@ -197,6 +197,8 @@ static inline unsigned int nta_flist_count(const struct nta_chunk *head)
  * @reserve: blocks the pool keeps even when they are wholly free
  * @spares: wholly free blocks kept above @reserve (at least 1)
  * @whole: wholly free blocks, the length of list NTA_DATA_UNITS of @free
+ * @released: blocks given back because they were above @spares (a
+ *	counter that wraps, for the embedder's spare policy)
  * @free_units: units on all free lists
  * @init_on_free: wipe objects as they are freed, on any CPU (init_on_free=1)
  * @broken: free-list links were found overwritten (nta_pool_quarantine())
@@ -213,6 +215,7 @@ struct nta_pool {
 	unsigned int reserve;
 	unsigned int spares;
 	unsigned int whole;
+	unsigned int released;
 	unsigned long free_units;
 	bool init_on_free;
 	bool broken;

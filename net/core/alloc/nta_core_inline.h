@@ -315,8 +315,10 @@ static __always_inline void nta_release_if_spare(struct nta_pool *pool,
 {
 	if (blk->free_units == NTA_DATA_UNITS &&
 	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares &&
-	    nta_block_claim(blk) && nta_pool_remove_block(pool, blk))
+	    nta_block_claim(blk) && nta_pool_remove_block(pool, blk)) {
 		list_add(&blk->link, released);
+		pool->released++;
+	}
 }
 
 /*

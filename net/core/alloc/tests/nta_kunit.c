@@ -1719,6 +1719,140 @@ static void nta_shrinker_contract(struct kunit *test)
 	nta_drain_all();
 }
 
+/*
+ * Make @pool give back blocks and grow again: @extra whole-block objects
+ * above the @busy that hold every block already there, freed (all but the
+ * one the bin keeps merge, and the blocks above the spares go back) and
+ * allocated again (the pool grows by as many).  Leaves them allocated.
+ */
+static void nta_tchurn(struct kunit *test, struct nta_pool *pool, void **objs,
+		       unsigned int busy, unsigned int extra)
+{
+	unsigned int i;
+
+	for (i = busy; i < busy + extra; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	for (i = busy; i < busy + extra; i++) {
+		objs[i] = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+}
+
+/*
+ * Allocate @n whole-block objects on this CPU into @objs: the first
+ * fill the blocks the pool has, the rest grow it.
+ */
+static void nta_tfill_blocks(struct kunit *test, void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		objs[i] = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+}
+
+/*
+ * A pool that gives blocks back and then grows again keeps more spares,
+ * so the next swing of the same size costs no page allocation; ticks
+ * without growth bring the spares, and the wholly free blocks above them,
+ * back to NTA_SPARE_BLOCKS.
+ */
+static void nta_spares_follow_churn(struct kunit *test)
+{
+	const unsigned int extra = NTA_SPARE_BLOCKS + 4;
+	unsigned int cpu, busy, i, ms, released;
+	struct nta_pool *pool;
+	void **objs;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	cpu = nta_tpin(test, -1);
+	pool = &nta_tcpu(cpu)->pool;
+	nta_drain_all();
+	KUNIT_ASSERT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+	busy = READ_ONCE(pool->nr_blocks);
+	objs = kunit_kcalloc(test, busy + extra, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	nta_tfill_blocks(test, objs, busy + extra);
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+
+	/*
+	 * Of the extra blocks, one still holds the object its bin keeps; of
+	 * the others, those above the spares went back, and were taken again.
+	 */
+	released = pool->released;
+	nta_tchurn(test, pool, objs, busy, extra);
+	KUNIT_EXPECT_EQ(test, pool->released - released,
+			extra - 1 - NTA_SPARE_BLOCKS);
+	KUNIT_EXPECT_EQ(test, pool->spares, 2 * NTA_SPARE_BLOCKS);
+
+	/* The same swing again: nothing goes back to the page allocator. */
+	released = pool->released;
+	nta_tchurn(test, pool, objs, busy, extra);
+	KUNIT_EXPECT_EQ(test, pool->released - released, 0);
+	KUNIT_EXPECT_EQ(test, pool->nr_blocks, busy + extra);
+
+	/* Idle now: the decay ticks take the spares back down. */
+	for (i = busy; i < busy + extra; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	KUNIT_EXPECT_GE(test, READ_ONCE(pool->whole), NTA_SPARE_BLOCKS + 1);
+	for (ms = 0; ms < 5000 && (READ_ONCE(pool->spares) > NTA_SPARE_BLOCKS ||
+				   READ_ONCE(pool->whole) > NTA_SPARE_BLOCKS);
+	     ms += 50)
+		msleep(50);
+	kunit_info(test, "spares back to %u after %u ms (tick %u ms)\n",
+		   pool->spares, ms, jiffies_to_msecs(NTA_BIN_DECAY));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->spares), NTA_SPARE_BLOCKS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(pool->whole), NTA_SPARE_BLOCKS);
+	KUNIT_EXPECT_LE(test, ms, 3 * jiffies_to_msecs(NTA_BIN_DECAY) + 1000);
+	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
+	for (i = 0; i < busy; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
+/*
+ * The shrinker puts raised spares back to NTA_SPARE_BLOCKS, and the blocks
+ * it takes do not count as a swing: growing after a shrink raises nothing.
+ */
+static void nta_spares_shrinker_resets(struct kunit *test)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	const unsigned int extra = NTA_SPARE_BLOCKS + 4;
+	unsigned int cpu, busy, i, released;
+	struct nta_pool *pool;
+	void **objs;
+
+	nta_tneed_ready(test);
+	cpu = nta_tpin(test, -1);
+	pool = &nta_tcpu(cpu)->pool;
+	nta_drain_all();
+	busy = READ_ONCE(pool->nr_blocks);
+	objs = kunit_kcalloc(test, busy + extra, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	nta_tfill_blocks(test, objs, busy + extra);
+	nta_tchurn(test, pool, objs, busy, extra);
+	KUNIT_ASSERT_EQ(test, pool->spares, 2 * NTA_SPARE_BLOCKS);
+
+	for (i = busy; i < busy + extra; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	sc.nr_to_scan = (unsigned long)(busy + extra) << NTA_BLOCK_ORDER;
+	KUNIT_EXPECT_NE(test, nta_shrink_scan(NULL, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+	KUNIT_EXPECT_EQ(test, pool->whole, 0);
+
+	/* Grown back by the shrinker's blocks: not a swing. */
+	released = pool->released;
+	nta_tfill_blocks(test, objs + busy, extra);
+	KUNIT_EXPECT_EQ(test, pool->released, released);
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+	for (i = 0; i < busy + extra; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
 /* nta_usercopy_bad() for a copy of @n bytes from @p, "ok" when allowed. */
 static const char *nta_tucopy(const void *p, unsigned long n,
 			      unsigned long *off)
@@ -2018,6 +2152,65 @@ static void nta_bin_caps(struct kunit *test)
 }
 
 /*
+ * A drain that brings more objects of a length than its bin holds fills
+ * that bin to its cap and merges the rest one by one; the bins of other
+ * lengths keep what they hold.  Everything comes back afterwards.
+ */
+static void nta_batch_drain_keeps_bins(struct kunit *test)
+{
+	const unsigned int n = 2 * NTA_RB_MAX, size = 704, other_size = 192;
+	unsigned int owner, units, other_units, cap, nr;
+	struct nta_stats s0, s1;
+	struct nta_tobjs *o, *k;
+	unsigned long free0;
+	struct nta_cpu *c;
+	int other;
+	void *p;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin_batched(test, &other);
+	c = nta_tcpu(owner);
+	units = nta_size_to_units(size);
+	other_units = nta_size_to_units(other_size);
+	cap = nta_tbin_cap(units);
+	KUNIT_ASSERT_LT(test, cap, n);
+	free0 = nta_tfree_units(owner);
+	nta_tstats(&s0);
+
+	/* Four objects of another length, freed here: into their bin. */
+	k = nta_talloc_objs(test, 4, other_size);
+	nta_tfree_on(test, owner, k, 0, 4, false);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_nr[other_units]), 4);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_nr[units]), 0);
+
+	/* Two full batches of the first length, freed on the other CPU... */
+	o = nta_talloc_objs(test, n, size);
+	nta_tfree_on(test, other, o, 0, n, true);
+	/* ...and drained by this CPU's next slow path (or a kick). */
+	p = nta_alloc(2 * NTA_UNIT, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	nr = c->bin_nr[units];
+	KUNIT_EXPECT_EQ(test, nr, cap);
+	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), cap);
+	nr = c->bin_nr[other_units];
+	KUNIT_EXPECT_EQ(test, nr, 4);
+	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, other_units), 4);
+	nr = c->bin_units;
+	KUNIT_EXPECT_EQ(test, nr, cap * units + 4 * other_units);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 0);
+
+	if (p)
+		nta_free(p, 2 * NTA_UNIT);
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
+}
+
+/*
  * Binned objects never make the pool grow: with every block full but for
  * a binned object, an allocation of another length flushes the bins,
  * merges, and is served without a new block.
@@ -2172,6 +2365,9 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_reuse),
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
+	KUNIT_CASE(nta_batch_drain_keeps_bins),
+	KUNIT_CASE(nta_spares_follow_churn),
+	KUNIT_CASE(nta_spares_shrinker_resets),
 	KUNIT_CASE(nta_bin_flush_before_grow),
 	KUNIT_CASE(nta_bin_decay),
 	KUNIT_CASE(nta_nested_fast_path),
