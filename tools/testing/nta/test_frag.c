@@ -14,9 +14,13 @@
  * from the most recently freed-into partial slab, empty slabs returned at
  * once (kinder to slab than SLUB's kept partials); above 8 KiB, page-order
  * allocations.  NTA runs one pool with no reserve, so both give memory
- * back as soon as they can, but for the one spare block NTA keeps.  Reported: bytes reserved per byte requested
- * (rounding only), peak footprint, and the time average of footprint per
- * live byte requested (rounding plus fragmentation).
+ * back as soon as they can, but for the one spare block NTA keeps.  Each
+ * trace runs twice through NTA, without and with a model of nta.c's bins
+ * (below).  Reported: bytes reserved per byte requested (rounding only),
+ * peak footprint, the time average of footprint per live byte requested
+ * (rounding plus fragmentation), and of external fragmentation: the share
+ * of NTA's footprint that no live object reserves (free chunks, binned
+ * objects, the spare).
  */
 #include <math.h>
 
@@ -160,6 +164,86 @@ static void k_destroy(struct kmodel *k)
 	}
 }
 
+/*
+ * ---- nta.c's per-CPU bins, modelled ----
+ *
+ * The policy of nta_free() and nta_alloc_locked() with nta_internal.h's
+ * caps: an object freed goes unmerged onto the LIFO bin for its length,
+ * which holds clamp(NTA_BIN_BYTES / length, 1, NTA_BIN_MAX) of them; a
+ * free into a full bin merges the bin's older half first, and one that
+ * would take the bins past NTA_BINS_UNITS merges them all; an allocation
+ * takes the newest object of its length; before the pool grows, every bin
+ * is merged and the lists are tried again.  A binned object stays
+ * allocated in the core, as in nta.c, where its units stay marked used.
+ * Not modelled: decay of idle bins (a trace is never idle).
+ */
+#define BIN_MAX		32
+#define BIN_BYTES	(16 * 1024)
+#define BINS_UNITS	((64 * 1024) / NTA_UNIT)
+
+struct bins {
+	void *obj[NTA_NR_LISTS][BIN_MAX];	/* oldest first */
+	unsigned int nr[NTA_NR_LISTS], units;
+};
+
+static unsigned int bin_cap(unsigned int units)
+{
+	return clamp(BIN_BYTES / (units * NTA_UNIT), 1u, (unsigned int)BIN_MAX);
+}
+
+/* Merge the @merge oldest objects of bin @u into the pool. */
+static void bin_trim(struct hcpu *c, struct bins *b, unsigned int u,
+		     unsigned int merge)
+{
+	unsigned int i;
+
+	for (i = 0; i < merge; i++)
+		EXPECT(h_free(c, b->obj[u][i], u * NTA_UNIT) == NTA_FREE_OK,
+		       "bins: merge refused");
+	memmove(b->obj[u], b->obj[u] + merge,
+		(b->nr[u] - merge) * sizeof(b->obj[u][0]));
+	b->nr[u] -= merge;
+	b->units -= merge * u;
+}
+
+static void bins_flush(struct hcpu *c, struct bins *b)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
+		bin_trim(c, b, u, b->nr[u]);
+}
+
+static void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
+{
+	unsigned int u = nta_size_to_units(size);
+	void *p;
+
+	if (b->nr[u]) {
+		b->units -= u;
+		return b->obj[u][--b->nr[u]];
+	}
+	p = nta_pool_alloc(&c->pool, size);
+	if (!p && b->units) {
+		bins_flush(c, b);
+		p = nta_pool_alloc(&c->pool, size);
+	}
+	return p ?: h_alloc(c, size);
+}
+
+static void bins_free(struct hcpu *c, struct bins *b, void *p,
+		      unsigned int size)
+{
+	unsigned int u = nta_size_to_units(size);
+
+	if (b->nr[u] >= bin_cap(u))
+		bin_trim(c, b, u, b->nr[u] - b->nr[u] / 2);
+	if (b->units + u > BINS_UNITS)
+		bins_flush(c, b);
+	b->obj[u][b->nr[u]++] = p;
+	b->units += u;
+}
+
 /* ---- traces ---- */
 
 static unsigned int head(unsigned int frame)
@@ -221,15 +305,18 @@ struct live {
 struct frag_result {
 	const char *name;
 	double avg_req, nta_ratio, k_ratio, nta_foot, k_foot, nta_grows;
+	double ext_frag;
 	unsigned long nta_peak, k_peak;
 };
 
 #define RING	65536
 
 static void replay(const char *name, struct draw (*gen)(struct rng *),
-		   unsigned long steps, struct frag_result *res)
+		   unsigned long steps, struct bins *b, struct frag_result *res)
 {
 	struct hcpu *c = &h_cpus[0];
+	unsigned long live_res = 0;
+	double ext_frag = 0;
 	struct kmodel k = { 0 };
 	struct live *objs = NULL;
 	unsigned int nobjs = 0, objs_cap = 0, *free_slots = NULL, nfree = 0;
@@ -250,10 +337,13 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 		for (i = 0; i < ring_n[slot]; i++) {
 			struct live *o = &objs[ring[slot][i]];
 
-			if (h_free(c, o->p, o->size) != NTA_FREE_OK)
+			if (b)
+				bins_free(c, b, o->p, o->size);
+			else if (h_free(c, o->p, o->size) != NTA_FREE_OK)
 				EXPECT(0, "%s: free refused", name);
 			k_free(&k, o->size, o->kid);
 			live_req -= o->size;
+			live_res -= nta_size_to_units(o->size) * NTA_UNIT;
 			free_slots[nfree++] = ring[slot][i];
 		}
 		ring_n[slot] = 0;
@@ -277,7 +367,7 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 			}
 			o = &objs[idx];
 			o->size = d.size;
-			o->p = h_alloc(c, d.size);
+			o->p = b ? bins_alloc(c, b, d.size) : h_alloc(c, d.size);
 			if (!EXPECT(o->p, "%s: alloc %u", name, d.size))
 				break;
 			o->kid = k_alloc(&k, d.size);
@@ -285,6 +375,7 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 			nta_total += nta_size_to_units(d.size) * NTA_UNIT;
 			k_total += kmalloc_reserved(d.size);
 			live_req += d.size;
+			live_res += nta_size_to_units(d.size) * NTA_UNIT;
 			nta_peak = max(nta_peak, (unsigned long)c->pool.nr_blocks);
 			when = (t + life(&r, d.mean_life)) % RING;
 			if (ring_n[when] == ring_cap[when]) {
@@ -297,12 +388,16 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 		if (t > 20000 && t % 256 == 0) {
 			nta_foot += (double)c->pool.nr_blocks * NTA_BLOCK_SIZE / live_req;
 			k_foot += (double)k.bytes / live_req;
+			ext_frag += 1.0 - (double)live_res /
+				    ((double)c->pool.nr_blocks * NTA_BLOCK_SIZE);
 			samples++;
 		}
 		if (t % 65536 == 0)
 			EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0,
 			       "%s: pool at step %lu", name, t);
 	}
+	if (b)
+		bins_flush(c, b);
 	EXPECT(c->pool.nr_blocks <= 1 && k.bytes == 0 && live_req == 0,
 	       "%s: everything given back but the spare: %u blocks, %lu slab bytes", name,
 	       c->pool.nr_blocks, k.bytes);
@@ -318,6 +413,7 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 	res->k_peak = k.peak;
 	res->nta_foot = samples ? nta_foot / samples : 0;
 	res->k_foot = samples ? k_foot / samples : 0;
+	res->ext_frag = samples ? ext_frag / samples : 0;
 	res->nta_grows = 1000.0 * c->grows / steps;
 
 	EXPECT(h_cpu_destroy(c) == 0, "teardown");
@@ -335,21 +431,38 @@ static void test_frag(void)
 {
 	const unsigned long steps = env_ulong("FRAG_STEPS",
 					      strcmp(NTA_VARIANT, "o2") ? 200000 : 1000000);
-	struct frag_result res[3];
+	static const char *const names[] = { "tcp", "udp", "web" };
+	struct draw (*const gens[])(struct rng *) = {
+		trace_tcp, trace_udp, trace_web,
+	};
+	struct frag_result res[6];
+	struct bins *b = calloc(1, sizeof(*b));
 	unsigned int i;
 
-	replay("tcp", trace_tcp, steps, &res[0]);
-	replay("udp", trace_udp, steps, &res[1]);
-	replay("web", trace_web, steps, &res[2]);
+	for (i = 0; i < ARRAY_SIZE(gens); i++) {
+		replay(names[i], gens[i], steps, NULL, &res[2 * i]);
+		memset(b, 0, sizeof(*b));
+		replay(names[i], gens[i], steps, b, &res[2 * i + 1]);
+		/*
+		 * A guard against regressions, not the goal: the goal is 15%,
+		 * which web with bins misses (16.9% here, 14.6% without bins;
+		 * tcp 14.7%, udp 13.1%, o2, 10^6 heads).
+		 */
+		EXPECT(res[2 * i + 1].ext_frag <= 0.20,
+		       "%s: external fragmentation with bins %.1f%% > 20%%",
+		       names[i], 100 * res[2 * i + 1].ext_frag);
+	}
+	free(b);
 
-	t_note("fragmentation, %lu heads per trace:", steps);
-	t_note("trace  avg req | reserved/requested | peak footprint KiB | footprint/live req | NTA grows");
-	t_note("           B   |    NTA     kmalloc  |    NTA     kmalloc |    NTA     kmalloc | per 1k allocs");
+	t_note("fragmentation, %lu heads per trace (+b: with nta.c's bins):", steps);
+	t_note("trace  avg req | reserved/requested | peak footprint KiB | footprint/live req | ext.  | NTA grows");
+	t_note("           B   |    NTA     kmalloc  |    NTA     kmalloc |    NTA     kmalloc | frag  | per 1k allocs");
 	for (i = 0; i < ARRAY_SIZE(res); i++)
-		t_note("%-5s %8.0f  |  %6.3f     %6.3f  | %6lu     %7lu | %6.3f     %6.3f  | %6.1f",
-		       res[i].name, res[i].avg_req, res[i].nta_ratio, res[i].k_ratio,
+		t_note("%-3s%-2s %8.0f  |  %6.3f     %6.3f  | %6lu     %7lu | %6.3f     %6.3f  | %4.1f%% | %6.1f",
+		       res[i].name, i % 2 ? "+b" : "", res[i].avg_req,
+		       res[i].nta_ratio, res[i].k_ratio,
 		       res[i].nta_peak >> 10, res[i].k_peak >> 10, res[i].nta_foot,
-		       res[i].k_foot, res[i].nta_grows);
+		       res[i].k_foot, 100 * res[i].ext_frag, res[i].nta_grows);
 }
 
 const struct test frag_tests[] = {
