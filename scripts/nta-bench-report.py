@@ -501,7 +501,7 @@ def main():
             'qemu': re.sub(r'^QEMU emulator version', 'QEMU',
                            (run('qemu-system-x86_64', '--version').splitlines() or ['?'])[0]),
             'nproc': os.cpu_count(), 'cpu_model': cpu.group(1).strip() if cpu else '?',
-            'emulation': 'QEMU TCG', 'guest_cpus': (re.findall(r'ok 1 boot_smp: (\d+) CPUs online', log) or ['?'])[-1],
+            'emulation': 'QEMU TCG', 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
             'guest_kernel': first(r'Linux version (\S+)'),
             'rounds': a.rounds, 'secs': a.secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
             'steps_expected': [s for s in a.steps.split(',') if s],

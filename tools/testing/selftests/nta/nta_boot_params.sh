@@ -5,11 +5,11 @@
 #
 # Booted with NTA parameters that are off, clamped or invalid (make check:
 # nta=off nta_reserve=1T nta_max=16K):
-#   boot_params: NTA initialised        nta_init() printed its unit line
-#   ... a message for every clamped or invalid parameter
-#   ... NTA off, no pool blocks taken   (SKIP without nta=off)
-#   ... NTA on, pools hold the reserve  of every CPU once switched on
-#   ... iperf3 over loopback            TCP through NTA
+#   boot_params_initialised    nta_init() printed its unit line
+#   boot_params_messages       a message for every clamped or invalid parameter
+#   boot_params_off_no_blocks  NTA off, no pool blocks taken (SKIP without nta=off)
+#   boot_params_on_reserve     once switched on, the pools hold every CPU's reserve
+#   boot_params_tcp_lo         iperf3 over loopback, TCP through NTA
 # SKIP when the kernel was booted with none of nta=, nta_reserve=, nta_max=.
 
 . "$(dirname "$0")/nta_lib.sh"
@@ -22,8 +22,7 @@ have iperf3 || tap_skip_all boot_params "no iperf3 for the load"
 nta_init 5
 dmesg | grep -E '(^|\] )nta: ' | sed 's/^/# /'
 dmesg | grep -q 'nta: unit '
-tap_verdict $? "boot_params: NTA initialised: $(dmesg | sed -n 's/.*nta: unit /unit /p')" \
-	"boot_params: no 'nta: unit' line from nta_init()"
+tap_check boot_params_initialised $? "no 'nta: unit' line from nta_init()"
 
 bad=
 for w in $(cat /proc/cmdline); do
@@ -38,30 +37,28 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 [ -z "$bad" ]
-tap_verdict $? "boot_params: a message for every clamped or invalid parameter" \
-	"boot_params: no message for$bad"
+tap_check boot_params_messages $? "no message for$bad"
 
 blocks=$(nta_stat blocks)
 reserve=$(nta_stat reserve_blocks)
+tap_note "boot_params: NTA $nta_orig_sysctl at boot, pools hold $blocks blocks," \
+	"reserve $reserve blocks per CPU"
 if [ "$nta_orig_sysctl" = 0 ]; then
 	[ "$blocks" = 0 ]
-	held="reserve $reserve blocks per CPU on hold"
-	tap_verdict $? "boot_params: NTA off, no pool blocks taken ($held)" \
-		"boot_params: NTA off but the pools hold $blocks blocks"
+	tap_check boot_params_off_no_blocks $? "NTA off but the pools hold $blocks blocks"
 else
-	tap_skip "boot_params: NTA on at boot, pools hold $blocks blocks" "nta=off not given"
+	tap_skip boot_params_off_no_blocks "nta=off not given"
 fi
 
 nta_set 1
 blocks=$(nta_stat blocks)
+tap_note "boot_params: NTA on, pools hold $blocks blocks (reserve $reserve x $(nproc) CPUs)"
 [ "$blocks" -ge $((reserve * $(nproc))) ]
-tap_verdict $? "boot_params: NTA on, pools hold $blocks blocks (reserve $reserve x $(nproc) CPUs)" \
-	"boot_params: NTA on, pools hold $blocks blocks, below reserve $reserve x $(nproc) CPUs"
+tap_check boot_params_on_reserve $? "fewer blocks than the reserve of every CPU"
 
 a0=$(nta_stat allocs)
 mbps=$(iperf_lo boot_params_tcp 2)
-rc=$?
-allocs="$(($(nta_stat allocs) - a0)) NTA allocations"
-tap_verdict $rc "boot_params: iperf3 over loopback with NTA on: $mbps Mbit/s, $allocs" \
-	"boot_params: iperf3 over loopback failed with NTA on"
+tap_check boot_params_tcp_lo $? "iperf3 over loopback failed with NTA on" &&
+	tap_note "boot_params: iperf3 over loopback with NTA on: $mbps Mbit/s," \
+		"$(($(nta_stat allocs) - a0)) NTA allocations"
 nta_done

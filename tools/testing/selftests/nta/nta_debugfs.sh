@@ -21,8 +21,8 @@ for f in "$NTA_DBG"/*; do
 	nf=$((nf + 1)) read="$read ${f##*/}"
 	cat "$f" >/dev/null 2>&1 || bad="$bad ${f##*/}"
 done
+tap_note "debugfs: the $nf readable files of nta/:$read"
 [ "$nf" -gt 0 ] && [ -z "$bad" ]
-tap_verdict $? "debugfs: the $nf readable files of nta/ read:$read" \
-	"debugfs: $nf readable files, failed:${bad:- none found}"
+tap_check debugfs_files_read $? "failed:${bad:- none found}"
 nta_pools_check debugfs
 nta_done

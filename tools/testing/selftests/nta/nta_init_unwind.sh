@@ -17,20 +17,19 @@ step=$(nta_cmdline nta_fail_init)
 have iperf3 || tap_skip_all init_unwind "no iperf3 for the load"
 nta_init 4
 msg=$(dmesg | sed -n 's/.*nta: \(initialisation failed.*\)/\1/p')
+tap_note "init_unwind: nta_fail_init=$step: ${msg:-no 'initialisation failed' message}"
 [ -n "$msg" ]
-tap_verdict $? "init_unwind: nta_fail_init=$step: $msg" \
-	"init_unwind: nta_fail_init=$step: no 'initialisation failed' message"
+tap_check init_unwind_failure_reported $? "no 'initialisation failed' message"
 
 st=$(grep 'net/nta' /sys/devices/system/cpu/hotplug/states 2>&1)
 [ -z "$st" ] && [ -s /sys/devices/system/cpu/hotplug/states ]
-tap_verdict $? "init_unwind: no net/nta hotplug state left registered" \
-	"init_unwind: hotplug states: ${st:-file missing or empty}"
+tap_check init_unwind_no_hotplug_state $? "hotplug states: ${st:-file missing or empty}"
 
 ! echo 1 2>/dev/null >"$NTA_SYSCTL" && [ "$(cat "$NTA_SYSCTL")" = 0 ]
-tap_verdict $? "init_unwind: net.core.nta refuses 1 and stays 0" \
-	"init_unwind: net.core.nta is $(cat "$NTA_SYSCTL") after writing 1"
+tap_check init_unwind_sysctl_refuses_on $? \
+	"net.core.nta is $(cat "$NTA_SYSCTL") after writing 1"
 
 mbps=$(iperf_lo init_unwind_tcp 2)
-tap_verdict $? "init_unwind: iperf3 over loopback on kmalloc heads: $mbps Mbit/s" \
-	"init_unwind: iperf3 over loopback failed"
+tap_check init_unwind_tcp_lo $? "iperf3 over loopback failed" &&
+	tap_note "init_unwind: iperf3 over loopback on kmalloc heads: $mbps Mbit/s"
 nta_done

@@ -24,8 +24,8 @@ nta_init 5
 echo clear >"$f"
 echo 1 >"$NTA_DBG/kmemleak_test" || tap_note "kmemleak: cannot plant objects"
 mbps=$(iperf_lo kmemleak_tcp 3)
-tap_verdict $? "kmemleak: iperf3 TCP over loopback, $mbps Mbit/s" \
-	"kmemleak: iperf3 TCP over loopback failed"
+tap_check kmemleak_tcp_lo $? "iperf3 TCP over loopback failed" &&
+	tap_note "kmemleak: iperf3 TCP over loopback, $mbps Mbit/s"
 NTA_IPERF_TIME=3
 iperf_run kmemleak_udp $((NTA_PORT_BASE + 7)) "" "" -- -u -b 200M -l 8000
 urc=$?
@@ -36,8 +36,7 @@ echo scan >"$f"
 cat "$f" >"$NTA_TMP/kmemleak.txt"
 echo 0 >"$NTA_DBG/kmemleak_test"
 all=$(grep -c '^unreferenced object' "$NTA_TMP/kmemleak.txt")
-tap_verdict $urc "kmemleak: iperf3 UDP 8000 B over loopback" \
-	"kmemleak: iperf3 UDP over loopback failed"
+tap_check kmemleak_udp_lo $urc "iperf3 UDP 8000 B over loopback failed"
 
 # Per report: the planted leak, the planted kept object, or other.
 set -- $(awk 'function end() { if (leak) l++; else if (kept) k++; else if (hit) n++ }
@@ -46,14 +45,14 @@ set -- $(awk 'function end() { if (leak) l++; else if (kept) k++; else if (hit) 
 	/NTA-KMEMLEAK-KEP/ { kept = 1 }
 	/nta_|skb|kmalloc_reserve/ { hit = 1 }
 	END { end(); print l + 0, k + 0, n + 0 }' "$NTA_TMP/kmemleak.txt")
+tap_note "kmemleak: $all unreferenced objects: planted leak $1, planted kept $2," \
+	"others with skbs or NTA $3"
 [ "$1" = 1 ]
-tap_verdict $? "kmemleak: the planted leak is reported (the scan works)" \
-	"kmemleak: the planted leak is reported $1 times, want 1"
+tap_check kmemleak_planted_leak_reported $? "reported $1 times, want 1"
 [ "$2" = 0 ]
-tap_verdict $? "kmemleak: the object only an NTA object points to is not reported" \
-	"kmemleak: the object only an NTA object points to is reported"
+tap_check kmemleak_nta_referenced_not_reported $? \
+	"the object only an NTA object points to is reported"
 [ "$3" = 0 ]
-tap_verdict $? "kmemleak: no other report involves skbs or NTA ($all unreferenced objects in all)" \
-	"kmemleak: $3 of $all reports involve skbs or NTA" ||
+tap_check kmemleak_no_skb_or_nta_report $? "$3 of $all reports involve skbs or NTA" ||
 	sed -n '1,40s/^/# /p' "$NTA_TMP/kmemleak.txt"
 nta_done

@@ -5,8 +5,9 @@
 # Written for busybox ash (a minimal guest may have only busybox-static,
 # iperf3 and the programs of this directory): POSIX sh, no bash-isms.
 #
-#   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_verdict,
-#            tap_skip_all, tap_note, nta_done
+#   KTAP:    nta_init PLAN, tap_pass, tap_fail, tap_skip, tap_check,
+#            tap_skip_all, tap_note, nta_done (a test's name is stable
+#            snake_case; its figures go to tap_note lines)
 #            (on top of kselftest/ktap_helpers.sh)
 #   NTA:     nta_present, nta_stat, nta_snap, nta_delta, nta_set,
 #            nta_leak_check, nta_pools_check, nta_cmdline
@@ -71,19 +72,6 @@ tap_skip()
 	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 }
 
-# tap_verdict STATUS OK-TEXT [NOT-OK-TEXT]: "ok N OK-TEXT" when STATUS is
-# 0, else "not ok N NOT-OK-TEXT" (the result's figures in its name);
-# returns STATUS as 0 or 1
-tap_verdict()
-{
-	if [ "$1" -eq 0 ]; then
-		ktap_test_pass "$2"
-		return 0
-	fi
-	ktap_test_fail "${3:-$2}"
-	return 1
-}
-
 # tap_skip_all NAME REASON: a test that cannot run here: one SKIP line
 tap_skip_all()
 {
@@ -92,14 +80,15 @@ tap_skip_all()
 	nta_done
 }
 
-# tap_check NAME COND-STATUS [REASON]: pass when status is 0
+# tap_check NAME STATUS [REASON]: pass when STATUS is 0; returns 0 or 1
 tap_check()
 {
 	if [ "$2" -eq 0 ]; then
 		tap_pass "$1"
-	else
-		tap_fail "$1" "$3"
+		return 0
 	fi
+	tap_fail "$1" "$3"
+	return 1
 }
 
 nta_cleanup()
@@ -311,18 +300,20 @@ nta_cmdline()
 	done
 }
 
-# nta_pools_check NAME: a TAP line from debugfs nta/check, which checks
-# every online CPU's pool on that CPU (SKIP without CONFIG_NTA_DEBUG)
+# nta_pools_check PREFIX: the TAP line PREFIX_pools_intact from debugfs
+# nta/check, which checks every online CPU's pool on that CPU (SKIP
+# without CONFIG_NTA_DEBUG)
 nta_pools_check()
 {
 	if [ ! -e "$NTA_DBG/check" ]; then
-		tap_skip "$1" "no nta/check (CONFIG_NTA_DEBUG)"
+		tap_skip "$1_pools_intact" "no nta/check (CONFIG_NTA_DEBUG)"
 		return 0
 	fi
 	_pc=$(cat "$NTA_DBG/check" 2>&1)
-	[ -n "$_pc" ] && ! echo "$_pc" | grep -qv ' ok$'
 	# shellcheck disable=SC2086 # one line of the per-CPU verdicts
-	tap_verdict $? "$1: every pool intact: $(echo $_pc)" "$1: pool check: $(echo $_pc)"
+	tap_note "$1: pool check:" $_pc
+	[ -n "$_pc" ] && ! echo "$_pc" | grep -qv ' ok$'
+	tap_check "$1_pools_intact" $? "a pool check failed"
 }
 
 nta_present()
@@ -485,20 +476,24 @@ iperf_mbps()
 		END { print (sum != "" ? sum : (one != "" ? one : 0)) }' "$1"
 }
 
-# iperf_lo NAME SECONDS [CLIENT-ARGS...]: one iperf3 run over loopback on
-# port NTA_PORT_BASE + 6; prints the receiver's Mbit/s, or the client's
-# output as comments and status 1
+# iperf_lo NAME SECONDS [CLIENT-ARGS...]: one iperf3 run of SECONDS over
+# loopback on port NTA_PORT_BASE + 6 (NTA_IPERF_TIME is left as it was);
+# prints the receiver's Mbit/s, or the client's output as comments and
+# status 1
 iperf_lo()
 {
 	_il_name=$1
+	_il_time=$NTA_IPERF_TIME
 	NTA_IPERF_TIME=$2
 	shift 2
+	_il_rc=1
 	if iperf_run "$_il_name" $((NTA_PORT_BASE + 6)) "" "" -- "$@"; then
 		_il=$(iperf_mbps "$NTA_TMP/$_il_name.out" receiver)
-		[ "$_il" != 0 ] && echo "$_il" && return 0
+		[ "$_il" != 0 ] && echo "$_il" && _il_rc=0
 	fi
-	tap_note_file "$NTA_TMP/$_il_name.out" >&2
-	return 1
+	NTA_IPERF_TIME=$_il_time
+	[ $_il_rc = 0 ] || tap_note_file "$NTA_TMP/$_il_name.out" >&2
+	return $_il_rc
 }
 
 # iperf_udp FILE: datagrams sent and delivered, from the UDP summary

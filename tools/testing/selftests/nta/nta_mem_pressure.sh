@@ -88,17 +88,16 @@ churner=$(echo "$oom" | grep -c 'oom_score_adj:1000')
 others=$(echo "$oom" | grep -v '^$' | grep -vc 'oom_score_adj:1000')
 tap_note "OOM kills: $churner of the churner, $others of others"
 if [ "$others" != 0 ]; then
-	tap_fail "mem_pressure: the OOM killer took another process than the churner"
+	tap_fail mem_pressure_rounds_completed "the OOM killer took another process than the churner"
 else
 	[ $runs = 6 ]
-	tap_verdict $? "mem_pressure: 3 rounds NTA on/off under pressure completed" \
-		"mem_pressure: $runs of 6 runs completed"
+	tap_check mem_pressure_rounds_completed $? "$runs of 6 runs completed"
 fi
 
-loss="UDP lost NTA on $lost_1/$sent_1, NTA off $lost_0/$sent_0"
+tap_note "mem_pressure: UDP lost NTA on $lost_1/$sent_1, NTA off $lost_0/$sent_0"
 echo "NTA-METRIC pressure_udp_lost on=$lost_1/$sent_1 off=$lost_0/$sent_0"
 awk -v a=$lost_1 -v b=$sent_1 -v c=$lost_0 -v d=$sent_0 \
 	'BEGIN { exit !(b && d && a / b <= c / d + 0.005) }'
-tap_verdict $? "mem_pressure: $loss" "mem_pressure: $loss: NTA on lost more"
+tap_check mem_pressure_udp_loss $? "NTA on lost more"
 nta_pools_check mem_pressure
 nta_done

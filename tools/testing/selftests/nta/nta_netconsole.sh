@@ -21,6 +21,9 @@ if [ -z "$port" ] || [ ! -e "$NTA_DBG/bad_free_test" ] || ! mkdir "$d" 2>/dev/nu
 	tap_skip_all netconsole \
 		"needs ntanetcons= (nta-boot.sh -u), CONFIG_NETCONSOLE_DYNAMIC and CONFIG_NTA_DEBUG"
 fi
+# The target goes away however the test ends.
+nc_remove() { echo 0 2>/dev/null >"$d/enabled"; rmdir "$d"; }
+nta_cleanup_hook=nc_remove
 
 have iperf3 || tap_skip_all netconsole "no iperf3 for the load"
 nta_init 6
@@ -30,10 +33,8 @@ echo 10.0.2.2 >$d/remote_ip
 echo "$port" >$d/remote_port
 echo 52:55:0a:00:02:02 >$d/remote_mac
 echo 1 >$d/enabled
-if ! tap_verdict $? "netconsole: sending to 10.0.2.2:$port" \
-	"netconsole: cannot enable the target"; then
-	nta_done
-fi
+tap_check netconsole_enabled $? "cannot enable the target" || nta_done
+tap_note "netconsole: sending to 10.0.2.2:$port"
 echo "<4>NTA-NETCONSOLE-HELLO" >/dev/kmsg
 b0=$(nta_stat bad_frees)
 iperf_lo netconsole_tcp 6 >"$NTA_TMP/nc-mbps" &
@@ -49,21 +50,19 @@ rc=$?
 nbad=$(($(nta_stat bad_frees) - b0))
 # Since the marker: the KUnit suite provoked one at boot.
 pr=$(dmesg | sed -n '/NTA-NETCONSOLE-HELLO/,$p' | grep -c 'nta: write after free')
+tap_note "netconsole: $p poison rounds, $pr poison reports printed"
 [ $p = 4 ] && [ "$pr" = 4 ]
-tap_verdict $? "netconsole: 4 poison reports provoked and printed under load" \
-	"netconsole: $p poison rounds, $pr poison reports printed, want 4"
+tap_check netconsole_poison_reports $? "want 4 of each"
 # Three refused frees per write to bad_free_test (nta_ctl.c).
+tap_note "netconsole: $b bad-free rounds, $nbad refused frees counted," \
+	"$(dmesg | grep -c 'nta: refusing free') reports printed (rate-limited)"
 [ $nbad = $((b * 3)) ] && [ $b = 20 ]
-tap_verdict $? "netconsole: $nbad refused frees counted under load, $(dmesg |
-	grep -c 'nta: refusing free') reports printed (rate-limited)" \
-	"netconsole: $b rounds, $nbad refused frees counted, want $((b * 3)) of 20 rounds"
-tap_verdict $rc "netconsole: iperf3 over loopback alongside: $(cat "$NTA_TMP/nc-mbps") Mbit/s" \
-	"netconsole: iperf3 over loopback failed alongside"
+tap_check netconsole_refused_frees $? "want 20 rounds and 3 refused frees each"
+tap_check netconsole_tcp_lo $rc "iperf3 over loopback failed alongside" &&
+	tap_note "netconsole: iperf3 over loopback alongside: $(cat "$NTA_TMP/nc-mbps") Mbit/s"
 # Every CPU's pool, checked on its CPU once the load is over.
 nta_pools_check netconsole
 echo "<4>NTA-NETCONSOLE-DONE" >/dev/kmsg
 grep -q 'debug_locks: *1' /proc/lockdep_stats 2>/dev/null
-tap_verdict $? "netconsole: lockdep still on" \
-	"netconsole: lockdep is off: $(grep debug_locks /proc/lockdep_stats 2>&1)"
-echo 0 >$d/enabled
+tap_check netconsole_lockdep_on $? "lockdep is off: $(grep debug_locks /proc/lockdep_stats 2>&1)"
 nta_done

@@ -24,21 +24,20 @@ lp=$!
 sleep 3
 tab=$(cat "$NTA_DBG/nodes")
 if ! wait $lp; then
-	tap_fail "numa: iperf3 over loopback failed"
+	tap_fail numa_cpus_on_two_nodes "iperf3 over loopback failed"
 	nta_done
 fi
 echo "$tab" | sed 's/^/# /'
 used=$(echo "$tab" | awk '{ print $3 }' | sort -u | wc -l)
 mbps=$(cat "$NTA_TMP/numa-mbps")
+tap_note "numa: $nodes nodes, the CPUs on $used of them; iperf3 $mbps Mbit/s"
 [ "$used" -ge 2 ]
-tap_verdict $? "numa: $nodes nodes, the CPUs on $used of them; iperf3 $mbps Mbit/s" \
-	"numa: the CPUs are on $used node(s), want 2"
+tap_check numa_cpus_on_two_nodes $? "the CPUs are on $used node(s), want 2"
 
 bad=$(echo "$tab" | awk '$5 == 0 || $5 != $7 { print $1 }')
-where=$(echo "$tab" | awk '{ printf "%s node %s %s blocks; ", $1, $3, $5 }')
+tap_note "numa: $(echo "$tab" | awk '{ printf "%s node %s %s blocks; ", $1, $3, $5 }')"
 [ -z "$bad" ]
 # shellcheck disable=SC2086 # the CPUs on one line
-tap_verdict $? "numa: every block of every CPU's pool is on that CPU's node: $where" \
-	"numa: blocks off their CPU's node (or none) on: $(echo $bad)"
+tap_check numa_blocks_on_cpu_node $? "blocks off their CPU's node (or none) on: $(echo $bad)"
 nta_pools_check numa
 nta_done

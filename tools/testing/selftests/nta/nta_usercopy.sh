@@ -19,9 +19,9 @@ f=$NTA_DBG/usercopy_test
 
 nta_init 3
 c=$(dd if="$f" bs=4096 count=1 2>/dev/null | wc -c)
+tap_note "usercopy: a read of an NTA skb head copied $c bytes"
 [ "$c" -ge 256 ] && [ "$c" -lt 4096 ]
-tap_verdict $? "usercopy: a read of an NTA skb head copies its $c bytes up to skb_shared_info" \
-	"usercopy: a read of an NTA skb head copied $c bytes"
+tap_check usercopy_head_read $? "want 256 to 4095 bytes, up to skb_shared_info"
 
 want="NTA object 'skb_shared_info' (offset 0, size $((c + 1)))"
 oops=$(cat /proc/sys/kernel/panic_on_oops)
@@ -36,10 +36,10 @@ got=$(wc -c <"$NTA_TMP/usercopy")
 # Only between the marks: the KUnit suite may have provoked one at boot.
 msg=$(dmesg | sed -n '/NTA-SPLAT-EXPECTED-BEGIN usercopy/,/NTA-SPLAT-EXPECTED-END/p' |
 	grep -o 'usercopy: Kernel memory exposure attempt detected from NTA object.*' | head -1)
+tap_note "usercopy: one byte more: ${msg:-no report}"
 case $msg in *"$want"*) true ;; *) false ;; esac
-tap_verdict $? "usercopy: one byte more is refused: $msg" \
-	"usercopy: want a report of $want, got: ${msg:-none}"
+tap_check usercopy_overread_reported $? "want a report of $want"
+tap_note "usercopy: the reader got $got bytes (status $rc)"
 [ "$rc" != 0 ] && [ "$got" = 0 ]
-tap_verdict $? "usercopy: the reader was stopped (status $rc), nothing copied" \
-	"usercopy: the reader got $got bytes (status $rc)"
+tap_check usercopy_reader_stopped $? "the reader was not stopped, or got bytes"
 nta_done
