@@ -1,32 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""NTA demo/bench report: the guest console of make demo / make bench ->
-table.txt, summary.txt, results.json, results.dat + results.gp -> results.svg
-and .png (gnuplot).
+"""NTA demo/bench report: the guest console of make demo / make bench (the
+NTA-METRIC lines of scripts/nta-init) -> table.txt, summary.txt, results.json
+and results.svg (gnuplot); exit 1 when a round or step failed.
 
     nta-bench-report.py --log CONSOLE --out DIR --command CMD [--rounds N --secs S ...]
     nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
     nta-bench-report.py --kunit JSON          (make check: kunit.py parse --json -> TAP lines)
-
-The console's NTA-ROUND-BEGIN / NTA-METRIC round lines are scripts/nta-init's
-(demo_round).  A kernel splat inside a round fails it, a failed round
-refuses its workload's ratio, a splat outside every round all of them.
-Exit status: 0 when every round is clean and every step ended with rc 0.
 """
 
 import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 
 USER_HZ = 100
 
-# Kernel splats, in kernel lines only (with a printk timestamp): make check
-# and make demo both scan with splat().
+# Kernel splats, in kernel lines only (with a printk timestamp).
 SPLAT_RE = re.compile(r'BUG:|WARNING:|KASAN|UBSAN|possible recursive locking|'
                       r'inconsistent lock state|Call Trace|Kernel panic|Oops|'
                       r'general protection fault|detected stall|^={20,}$')
@@ -172,10 +165,8 @@ def parse_console(path):
             bench.append(line[len('NTA-BENCH '):])
         elif line.startswith('NTA-TEST-END ') and len(w) >= 3:
             steps[w[1]] = int(w[2]) if w[2].lstrip('-').isdigit() else w[2]
-        elif not line.startswith(('NTA-METRIC pool ', 'NTA-TEST-END ')):
-            msg = splat(line, state)
-            if msg:
-                (open_round if open_round is not None else outside).append(f'line {n}: {msg}')
+        elif msg := splat(line, state):
+            (open_round if open_round is not None else outside).append(f'line {n}: {msg}')
     return rounds, pool, percpu, bench, steps, outside
 
 
@@ -263,7 +254,11 @@ def kib(v, digits=0):
     return f"{v / 1024:.{digits}f}"
 
 
-def table(res, rounds, pool, percpu, bench, problems, meta):
+def row(label, cells, widths):
+    return f"{label:<34}" + ''.join(f" {c:>{w}}" for c, w in zip(cells, widths))
+
+
+def table(res, pool, percpu, bench, problems, meta):
     out = [f"NTA vs mainline skb heads (net.core.nta=1 vs =0), {meta['command']}",
            f"machine: {meta['cpu_model']}, nproc {meta['nproc']}; guest: QEMU TCG, "
            f"{meta['guest_cpus']} vCPUs, 1 GiB, kernel {meta['guest_kernel']}",
@@ -273,52 +268,38 @@ def table(res, rounds, pool, percpu, bench, problems, meta):
            "figures: median [min-max] of the rounds; NTA/main: ratio of the medians.",
            "Under TCG emulation only the ratios mean something, not the absolute figures."]
     p = out.append
-    hdr = f"{'workload':<34} {'unit':<7} {'NTA':>24} {'mainline':>24} {'NTA/main':>9}"
+    w5 = (7, 24, 24, 9)
     for title, key, unit, rkey in (
             ('Throughput (higher is better)', lambda w: 'value', None, 'ratio'),
             ('CPU cost: guest system+softirq time (lower is better)', cpu_key,
              lambda w: 'us/req' if w['kind'] == 'web' else 's/GB', 'cpu_ratio')):
-        p('')
-        p(title)
-        p(hdr)
+        out += ['', title, row('workload', (f"{'unit':<7}", 'NTA', 'mainline', 'NTA/main'), w5)]
         for w in res:
             n, m = w['nta'], w['mainline']
             u = unit(w) if unit else (n or m or {}).get('unit', '')
-            rt = 'REFUSED' if w['refused'] else fmt(w[rkey])
-            p(f"{w['label']:<34} {u:<7} {fmt_stat(n and n[key(w)]):>24} "
-              f"{fmt_stat(m and m[key(w)]):>24} {rt:>9}")
-    p('')
-    out += ['skb head memory in the NTA rounds: bytes reserved per byte requested, live heads',
+            p(row(w['label'], (f'{u:<7}', fmt_stat(n and n[key(w)]), fmt_stat(m and m[key(w)]),
+                               'REFUSED' if w['refused'] else fmt(w[rkey])), w5))
+    out += ['', 'skb head memory in the NTA rounds: bytes reserved per byte requested, live heads',
             'sampled every 0.5 s (kmalloc = what kmalloc_reserve() would hold for the same heads:',
             'skb_small_head_cache objects up to their size, else kmalloc_size_roundup()); fallback:',
             'heads NTA did not serve; pool peak: largest NTA footprint sampled; avg free:',
-            'free bytes in the pool, mean of the samples',
-            f"{'workload':<34} {'avg live':>8} {'NTA':>5} {'kmalloc':>7} {'NTA/km':>6} {'fallback':>8}"
-            f" {'pool peak':>9} {'avg free':>8}"]
+            'free bytes in the pool, mean of the samples; remote: heads freed on another CPU',
+            '(queued to the owner); grows/k: blocks the pool grew by per 1000 heads']
+    w8 = (8, 5, 7, 6, 8, 9, 8, 6, 7)
+    p(row('workload', ('avg live', 'NTA', 'kmalloc', 'NTA/km', 'fallback', 'pool peak', 'avg free',
+                       'remote', 'grows/k'), w8))
     rows = [(w['label'], w['memory']) for w in res]
     if 'udp_mix' in meta:
         rows.append(('UDP mix (64+1400+8000 B rounds)', meta['udp_mix']))
     k = lambda v: '-' if v is None else kib(v) + 'K'  # noqa: E731
+    pc = lambda v: '-' if v is None else f"{v:.1f}%"  # noqa: E731
     for label, mm in rows:
-        fb = '-' if mm['fallback_pct'] is None else f"{mm['fallback_pct']:.1f}%"
-        p(f"{label:<34} {k(mm['avg_live_requested'] if mm['samples'] else None):>8} "
-          f"{fmt(mm['nta_reserved_per_requested']):>5} {fmt(mm['kmalloc_reserved_per_requested']):>7} "
-          f"{fmt(mm['nta_over_kmalloc']):>6} {fb:>8} {k(mm['pool_peak_bytes'] or None):>9} "
-          f"{k(mm['pool_avg_free_bytes']):>8}")
-    if any('kicks' in r for r in rounds):
-        out += ['', 'NTA activity in the NTA rounds (where the time may go): heads per request or per MB,',
-                'share freed on another CPU (queued to the owner), owner kicks and block grows per 1000 heads',
-                f"{'workload':<34} {'heads':>12} {'remote':>7} {'kicks/k':>8} {'grows/k':>8}"]
-        for w in res:
-            mm, al = w['memory'], w['memory']['nta_allocs']
-            if not al:
-                continue
-            nr = [r for r in rounds if r['workload'] == w['name'] and r['nta'] == '1' and not r['why']]
-            reqs = sum(r.get('reqs', 0) for r in nr)
-            mb = sum(r.get('bytes', 0) for r in nr) / 1e6
-            per = f"{al / reqs:.1f}/req" if w['kind'] == 'web' and reqs else (f"{al / mb:.1f}/MB" if mb else '-')
-            p(f"{w['label']:<34} {per:>12} {100.0 * mm['remote_frees'] / al:>6.1f}% "
-              f"{1000.0 * mm['kicks'] / al:>8.2f} {1000.0 * mm['grows'] / al:>8.2f}")
+        per = lambda k, f: f * mm[k] / mm['nta_allocs'] if mm['nta_allocs'] else None  # noqa: E731
+        p(row(label, (k(mm['avg_live_requested'] if mm['samples'] else None),
+                      fmt(mm['nta_reserved_per_requested']), fmt(mm['kmalloc_reserved_per_requested']),
+                      fmt(mm['nta_over_kmalloc']), pc(mm['fallback_pct']), k(mm['pool_peak_bytes'] or None),
+                      k(mm['pool_avg_free_bytes']), pc(per('remote_frees', 100.0)),
+                      fmt(per('grows', 1000.0))), w8))
     if pool:
         g = lambda k: pool.get(k, '?')  # noqa: E731
         bb, fr = pool.get('block_bytes', 0), pool.get('free_bytes', 0)
@@ -423,50 +404,41 @@ PANELS = (('throughput / mainline median', 'Throughput (higher is better)', 'mai
 
 
 def plot(res, outdir):
-    """results.dat and results.gp; gnuplot draws results.svg, then the same as
-    results.png for viewers without SVG (pngcairo, else gd's png)."""
-    dat, script, svg, png = (os.path.join(outdir, 'results.' + x) for x in ('dat', 'gp', 'svg', 'png'))
-    rows = 0
-    with open(dat, 'w') as f:
-        for block, keyf in (('throughput', lambda w: 'value'), ('cpu', cpu_key)):
-            f.write(f'# {block}: label nta nta_lo nta_hi main main_lo main_hi (normalised to the mainline median)\n')
-            for w in res:
-                n, m, k = w['nta'], w['mainline'], keyf(w)
-                if w['refused'] or not n or not m or not n[k] or not m[k] or not m[k]['median']:
-                    continue
-                b = m[k]['median']
-                f.write('"%s" %g %g %g 1 %g %g\n' % (SHORT.get(w['name'], w['name']), n[k]['median'] / b,
-                                                      n[k]['min'] / b, n[k]['max'] / b, m[k]['min'] / b, m[k]['max'] / b))
-                rows += 1
-            f.write('\n\n')
-        f.write('# memory: label nta_reserved/requested kmalloc_reserved/requested (NTA rounds)\n')
+    """results.dat and results.gp, from which gnuplot draws results.svg: a
+    panel of PANELS per data block, each row "label NTA lo hi base lo hi"."""
+    dat, script, svg = (os.path.join(outdir, 'results.' + x) for x in ('dat', 'gp', 'svg'))
+    blocks = []
+    for keyf in (lambda w: 'value', cpu_key):
+        blocks.append([])
         for w in res:
-            a, b = w['memory']['nta_reserved_per_requested'], w['memory']['kmalloc_reserved_per_requested']
-            if a is not None:
-                f.write('"%s" %g %g %g %g %g %g\n' % (SHORT.get(w['name'], w['name']), a, a, a, b, b, b))
-        f.write('\n\n')
-    body = PLOT + ''.join(
-        f'set ylabel "{yl}"\nset title "{t}"\nplot "{dat}" index {i} using 2:3:4:xtic(1) title "NTA" '
-        f'lc rgb "#2a7ab9", \\\n     "" index {i} using 5:6:7 title "{base}" lc rgb "#b0b0b0", '
-        f'1 notitle lc rgb "black" dt 2\n' for i, (yl, t, base) in enumerate(PANELS)) + 'unset multiplot\n'
+            n, m, k = w['nta'], w['mainline'], keyf(w)
+            if not w['refused'] and n and m and n[k] and m[k] and m[k]['median']:
+                blocks[-1].append([SHORT.get(w['name'], w['name'])] + [
+                    st[x] / m[k]['median'] for st in (n[k], m[k]) for x in ('median', 'min', 'max')])
+    blocks.append([[SHORT.get(w['name'], w['name'])] + [mm['nta_reserved_per_requested']] * 3 +
+                   [mm['kmalloc_reserved_per_requested']] * 3
+                   for w in res if (mm := w['memory'])['nta_reserved_per_requested'] is not None])
+    with open(dat, 'w') as f:
+        for (yl, _, base), rows in zip(PANELS, blocks):
+            f.write(f'# {yl}: label NTA NTA_min NTA_max {base} {base}_min {base}_max\n')
+            f.writelines(f'"{r[0]}"' + ''.join(' %g' % v for v in r[1:]) + '\n' for r in rows)
+            f.write('\n\n')
     with open(script, 'w') as f:
-        f.write(f'# gnuplot {os.path.basename(script)}: written by scripts/nta-bench-report.py\n'
-                f'set terminal svg size 1100,1100 dynamic font "sans,11"\nset output "{svg}"\n' + body)
-    gp = shutil.which('gnuplot')
-    if not rows:
+        f.write(f'set terminal svg size 1100,1100 dynamic font "sans,11"\nset output "{svg}"\n' + PLOT +
+                ''.join(f'set ylabel "{yl}"\nset title "{t}"\nplot "{dat}" index {i} using 2:3:4:xtic(1) '
+                        f'title "NTA" lc rgb "#2a7ab9", \\\n     "" index {i} using 5:6:7 title "{base}" '
+                        f'lc rgb "#b0b0b0", 1 notitle lc rgb "black" dt 2\n'
+                        for i, (yl, t, base) in enumerate(PANELS)) + 'unset multiplot\n')
+    if not blocks[0] and not blocks[1]:
         return 'no clean workload with both settings: no plot'
-    if not gp:
+    if os.path.exists(svg):
+        os.unlink(svg)
+    try:
+        r = subprocess.run(['gnuplot', script], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
         return 'gnuplot not installed (package gnuplot-nox): no plot, data in results.dat'
-    for f in filter(os.path.exists, (svg, png)):
-        os.unlink(f)
-    r = subprocess.run([gp, script], capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or not os.path.exists(svg):
         return 'gnuplot failed: ' + (r.stderr.strip().splitlines() or ['?'])[-1]
-    for term in ('pngcairo size 1100,1100 font "sans,10"', 'png size 1100,1100'):
-        r = subprocess.run([gp], input=f'set terminal {term}\nset output "{png}"\n' + body,
-                           capture_output=True, text=True, timeout=60)
-        if r.returncode == 0 and os.path.exists(png):
-            break
     return None
 
 
@@ -511,7 +483,7 @@ def main():
     if udp:
         meta['udp_mix'] = mem_of(udp)
     problems = problem_lines(res, steps, outside, meta)
-    txt = table(res, rounds, pool, percpu, bench, problems, meta)
+    txt = table(res, pool, percpu, bench, problems, meta)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
         with open(os.path.join(a.out, name), 'w') as f:
             f.write(body)
