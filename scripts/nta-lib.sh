@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Shared helpers for the NTA tooling scripts.  Sourced, not executed.
-# Every step prints a banner with the elapsed time of the whole run (NTA_T0
-# comes from the first script), keeps its output in out/logs/, and on
-# failure names that log and prints its last 20 lines.
 
 set -o pipefail
 
@@ -66,18 +63,21 @@ nta_kmake() {
 
 # nta_config BUILD-DIR LOG BASE FRAGMENT...: the .config of make BASE
 # (tinyconfig; "" for Kconfig's defaults alone) and the fragments, merged
-# by the tree's merge_config.sh; prints the fragment options that did not
-# take ("is not set" is also met by a symbol absent from .config).
+# by the tree's merge_config.sh; fails when a fragment option did not take
+# ("is not set" is also met by a symbol absent from .config), unless
+# NTA_CONFIG_LAX is set (check-bisect: early prefixes lack NTA's symbols).
 nta_config() {
-	local b=$1 log=$2 base=$3 s; shift 3
+	local b=$1 log=$2 base=$3 s bad=(); shift 3
 	: >"$b/.config"
 	{ [ -z "$base" ] || "${kmake[@]}" "$base"; } >"$log" 2>&1 &&
 	(cd "$NTA_TREE" && scripts/kconfig/merge_config.sh -O "$b" "$b/.config" "$@") >>"$log" 2>&1 ||
 		fail_log "$log" "configuring $b failed"
 	for s in $(sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$log"); do
-		grep -qx "$s=.*" "$@" || { grep -qx "# $s is not set" "$@" && grep -q "^$s=" "$b/.config"; } && echo "$s"
+		grep -qx "$s=.*" "$@" || { grep -qx "# $s is not set" "$@" && grep -q "^$s=" "$b/.config"; } && bad+=("$s")
 	done
-	return 0
+	[ ${#bad[@]} = 0 ] || [ -n "${NTA_CONFIG_LAX:-}" ] ||
+		fail_log "$log" "config options dropped (see 'Value requested' in the log):" "${bad[@]}"
+	info "config: every fragment option is in ${b#$NTA_ROOT/}/.config"
 }
 
 nta_objs() { grep -cE '^ +(CC|AS) ' "$1"; }	# LOG: objects compiled
