@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make boot: boot a kernel + out/initramfs.cpio.gz in QEMU (TCG, 2 CPUs, 1 GiB)
-# with virtio-net on user networking (restrict=on: the guest reaches nothing
-# outside; hostfwd binds 127.0.0.1 only), under a hard timeout.
-#
+# make boot: a kernel + out/initramfs.cpio.gz in QEMU (TCG, 2 CPUs, 1 GiB),
+# virtio-net on user networking (restrict=on: the guest reaches nothing
+# outside), under a hard timeout.  No plan: an interactive shell; with one,
+# the console in <outdir>/<name>.log, exit 0 once NTA-PLAN-DONE was seen.
 #   scripts/nta-boot.sh [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]
-#
-# -N: two NUMA nodes of 512 MiB, one CPU (its own socket: cores of a socket
-#     share a cache, which the kernel refuses across nodes) on each.
-# -u: netconsole: the guest's UDP to 10.0.2.2:<port> (restrict=off) lands in
+# -N: two NUMA nodes, one CPU (its own socket: cores of a socket share a
+#     cache, which the kernel refuses across nodes) on each.
+# -u: netconsole: the guest's UDP to 10.0.2.2:<port> lands in
 #     <outdir>/<name>.netconsole.txt; ntanetcons=<port> tells the guest.
-# No plan: an interactive shell (Ctrl-A X quits).  With one, the console
-# goes to <outdir>/<name>.log; exit 0 once NTA-PLAN-DONE was seen.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
 #   NTA-TEST-START <test>             a test of the plan starts

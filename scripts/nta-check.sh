@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: every test of the project (README.md lists them), one result
-# line each, merged into out/check/results.tap (TAP 13); guest consoles in
-# out/check/*.log.  Ends "N passed, N failed", exit 1 when N failed > 0.
-# FLAVOUR=rt|kcsan (make check-extra): the same into out/check-<flavour>/.
+# make check (README.md): every test, one result line each, into
+# out/check/results.tap; FLAVOUR=rt|kcsan (make check-extra): out/check-<flavour>/.
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-debug}
@@ -62,12 +60,10 @@ abort() {	# WHAT: fatal, the rest cannot run
 	finish
 }
 
-# 1. dependencies
 step "deps: Debian packages" "$NTA_LOGS/check-deps.log" "$NTA_ROOT/scripts/nta-deps.sh" ||
 	abort "deps: installing the Debian packages"
 result ok "deps: Debian packages present"
 
-# 2. userspace harness: its TAP lines, then its summary and exit status.
 hlog=$NTA_LOGS/check-harness.log
 step "userspace harness: make -C tools/testing/nta run" "$hlog" make -C "$NTA_ROOT/tools/testing/nta" run
 hrc=$?
@@ -76,7 +72,6 @@ summ=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
 [ "$hrc" = 0 ] && [[ $summ =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] && hrc=ok || hrc="not ok"
 result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N failed' line} (log $hlog)"
 
-# 3. base tree, 4. series
 step "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-tree.sh" ||
 	abort "tree: base kernel tree in out/tree"
 result ok "tree: base tree $(git -C "$NTA_TREE" log -1 --format=%s nta-base)"
@@ -85,8 +80,6 @@ step "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log"
 result ok "series: $(git -C "$NTA_TREE" rev-list --count nta-base..nta) patches on branch nta, exported to out/series/"
 result ok "series: git am of out/series/ applies to a pristine base"
 
-# 5. checkpatch --strict: the MAINTAINERS entry comes with the first patch and
-# each later patch adds its files to it, so FILE_PATH_CHANGES is not ignored.
 banner "checkpatch --strict on out/series/"
 for p in "$NTA_OUT"/series/0*.patch; do
 	b=$(basename "$p" .patch)
@@ -100,8 +93,7 @@ for p in "$NTA_OUT"/series/0*.patch; do
 		grep -E '^(ERROR|WARNING|CHECK):' "$CHK/checkpatch-$b.txt" | head -10 | sed 's/^/      /'
 done
 
-# MAINTAINERS: the F: patterns of the NTA entry (git pathspecs) match every
-# file the series adds.
+# The F: patterns of the NTA entry (git pathspecs) match every file the series adds.
 added=$(git -C "$NTA_TREE" diff --name-only --diff-filter=A nta-base nta 2>/dev/null)
 mapfile -t pats < <(git -C "$NTA_TREE" show nta:MAINTAINERS 2>/dev/null |
 	awk '/^NETWORK TREE ALLOCATOR \(NTA\)$/ { e = 1; next } e && /^$/ { exit } e && /^F:/ { print $2 }')
@@ -110,8 +102,6 @@ uncovered=$(comm -23 <(sort <<<"$added") <(git -C "$NTA_TREE" ls-files -- "${pat
 verdict $? "MAINTAINERS: NTA entry covers the $(wc -l <<<"$added") files the series adds" \
 	"MAINTAINERS: no NETWORK TREE ALLOCATOR (NTA) entry with F: lines on branch nta, or it misses: $(echo $uncovered)"
 
-# kernel-doc: the new kernel .c/.h files (not tools/) parse cleanly, with
-# -Wall (undocumented parameters and members, missing Return:).
 banner "kernel-doc -none -Wall on the files the series adds"
 for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 	kd=$(cd "$NTA_TREE" && perl scripts/kernel-doc -none -Wall "$f" 2>&1)
@@ -119,7 +109,6 @@ for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 	verdict $? "kernel-doc $f: no warnings" "kernel-doc $f: $(grep -c . <<<"$kd") warnings" || head -10 <<<"$kd" | sed 's/^/      /'
 done
 
-# 6. kernel
 klog=$NTA_LOGS/check-kernel-$FLAVOUR.log
 if ! step "kernel: $FLAVOUR build" "$klog" "$NTA_ROOT/scripts/nta-kernel.sh" "$FLAVOUR"; then
 	grep -q 'config options dropped' "$klog" && abort "kernel: $FLAVOUR config lost fragment options"
@@ -132,24 +121,20 @@ result ok "kernel: $FLAVOUR bzImage built"
 verdict $? "kernel: no compiler warnings in files the series touches" \
 	"kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
 
-# 7. initramfs
 step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh" ||
 	abort "initramfs: building out/initramfs.cpio.gz"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
-# upstream_netconsole_splat LOG: LOG has the upstream lockdep report that
-# hits a netconsole boot about once in six (README.md: printk flushes
-# netconsole from a hardirq, netpoll takes virtio-net's TX lock under
-# target_list_lock; no NTA lock; fixed upstream by NBCON netconsole).
+# upstream_netconsole_splat LOG: LOG has mainline's netconsole lockdep report
+# (README.md: about once in six; no NTA lock).
 upstream_netconsole_splat() {
 	grep -qE 'WARNING: (HARDIRQ-safe -> HARDIRQ-unsafe lock order detected|inconsistent lock state)' "$1" &&
 		grep -q '(target_list_lock){.*}, at: write_msg' "$1" && grep -q '(_xmit_ETHER' "$1"
 }
 
 # boot_plan NAME PLAN [APPEND [OPTS]]: boot with PLAN (OPTS for nta-boot.sh)
-# into $CHK/NAME.log: a result for the boot, each test's TAP lines or exit
-# status, the host client's lines.  After upstream_netconsole_splat
-# (lockdep is off) it boots once more, the first console kept as NAME.upstream.txt.
+# into $CHK/NAME.log; results for the boot, each test and the host client.
+# After upstream_netconsole_splat (lockdep is off) it boots once more.
 boot_plan() {
 	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests tb brc blog t try
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
@@ -195,10 +180,8 @@ test_results() {
 		}' "$2" 2>/dev/null
 }
 
-# 8. one boot runs most tests; a boot of its own for each that provokes
-# splats or changes the machine (README.md): fail_page_alloc armed, bad
-# boot parameters, failed initialisation, two NUMA nodes, KASAN reports
-# (a report switches lockdep off), netconsole + kmemleak.
+# One boot runs most tests; each that provokes splats or changes the machine
+# has a boot of its own (README.md).
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 blog=$CHK/boot-$FLAVOUR.log
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
@@ -217,9 +200,8 @@ else
 		"[host] netconsole: NTA's poison and bad-free reports did not both arrive on the host (out/check/leak-$FLAVOUR.netconsole.txt)"
 fi 2>/dev/null
 
-# 9. kunit_results LOG TAG: the KUnit cases LOG printed before /init (the
-# dmesg dump repeats them), parsed by the tree's kunit.py into TAG.json and
-# TAG.txt, as "[TAG] suite.case".
+# kunit_results LOG TAG: the KUnit cases LOG printed before /init (the dmesg
+# dump repeats them), parsed by the tree's kunit.py into TAG.json and TAG.txt.
 kunit_results() {
 	local kl
 	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" |
@@ -237,7 +219,6 @@ kunit_results "$blog" kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
 kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 
-# 10. kernel splats in every console: the scanner make demo uses too.
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)
 
 finish

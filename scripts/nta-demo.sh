@@ -1,16 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo|bench|bench-micro (README.md): perf kernel, ONE boot running the
-# guest steps demo_web, demo_iperf, demo_udp, demo_mem, demo_bench of
-# scripts/nta-init with net.core.nta=1 and =0 interleaved, then the report
-# of scripts/nta-bench-report.py into out/<mode>/ and the cover letter of
-# out/series/ refreshed with its summary.
-#   scripts/nta-demo.sh [demo|bench|bench-micro]
-# Environment (demo default / bench default):
-#   NTA_DEMO_ROUNDS  rounds per setting and workload    (5 / 11)
-#   NTA_DEMO_SECS    seconds per round                  (2 / 5)
-#   NTA_DEMO_MICRO   nta/bench "scale,rounds"           (1,7 / 3,11)
-#   NTA_DEMO_STEPS   guest steps, a subset of web,iperf,udp,mem,bench (all)
+# make demo|bench|bench-micro (README.md): perf kernel, one boot running the
+# guest steps demo_* of scripts/nta-init, the report of nta-bench-report.py
+# into out/<mode>/, and the cover letter of out/series/ refreshed with it.
 . "$(dirname "$0")/nta-lib.sh"
 
 mode=${1:-demo}
@@ -59,7 +51,7 @@ grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"
 python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --log "$D/$mode.log" --out "$D" \
 	--command "$cmdline" --rounds "$rounds" --secs "$secs" --steps "$plan" --boot-ok $boot_ok
 rc=$?
-info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg, results.png"
+info "table: ${D#$NTA_ROOT/}/table.txt; data: results.json, metrics.txt; plot: results.svg"
 "$NTA_ROOT/scripts/nta-series.sh" cover >/dev/null || warn "could not refresh the cover letter"
 [ $rc = 0 ] && [ $boot_ok = 1 ] || die "$mode: some rounds or steps failed (PROBLEMS above); their ratios are not printed"
 banner "$mode: done"

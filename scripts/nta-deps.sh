@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages the NTA tooling needs, when missing (apt-get
-# update only then); a non-root user gets the list and the command to run.
-#   scripts/nta-deps.sh [--check]    (--check: only report; exit 1 if missing)
+# The Debian packages the tooling needs, installed when missing (a non-root
+# user gets the command).  --check: only report; exit 1 if any is missing.
 . "$(dirname "$0")/nta-lib.sh"
 
 pkgs=(

@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make initramfs: out/initramfs.cpio.gz with busybox-static, iperf3 and wrk
-# (with their shared libraries), the selftests of out/tree built and
-# installed into /nta, and scripts/nta-init as /init.  The selftests' names
-# (kselftest emit_tests) go to out/initramfs/tests.txt: make check's plan.
+# make initramfs: busybox, iperf3, wrk, the selftests of out/tree in /nta and
+# scripts/nta-init as /init; the selftests' names in out/initramfs/tests.txt.
 . "$(dirname "$0")/nta-lib.sh"
 
 R=$NTA_OUT/initramfs/root OUTF=$NTA_OUT/initramfs.cpio.gz LIST=$NTA_OUT/initramfs/tests.txt

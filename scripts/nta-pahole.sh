@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make pahole [PAHOLE_CONFIG=x86_64_defconfig]: `pahole -C sk_buff` of
-# net/core/skbuff.o (built alone, with -g) from a worktree of nta-base and
-# from out/tree (branch nta), in out/pahole/{base,nta}; the diff, and a
-# failure when the size changed.
+# make pahole [PAHOLE_CONFIG=x86_64_defconfig] (README.md): struct sk_buff
+# of nta-base (a worktree) and branch nta, in out/pahole/.
 . "$(dirname "$0")/nta-lib.sh"
 
 declare -A size

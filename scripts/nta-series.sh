@@ -1,26 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make series / make refresh: between the repository's series description and
-# branch nta of the assembled tree out/tree.
+# make series / make refresh: patches/ <-> branch nta of out/tree.
 #
-# The model.  New kernel files live whole in the repository at their kernel
-# paths, in their FINAL state.  patches/series lists the patches in order,
-# "<slug> <new files it adds...>" a line (# starts a comment), with
-# patches/<slug>.msg the commit message and patches/<slug>.diff (optional)
-# a git diff of its changes to files that exist at that point: base-tree
-# files or new files of an EARLIER patch.  patches/cover-letter.txt is the
-# cover letter's body.  Author, Signed-off-by and @AUTHOR@ in the diffs
-# are the runner's git identity.
+# The model (README.md: "Working on the series").  New files are kept whole
+# in their FINAL state; patches/<slug>.diff changes files that exist at that
+# point (base files or new files of an EARLIER patch).
 # series: S_N = base + every diff + all new files; S_{k-1} = S_k less diff
 # k and patch k's new files; S_0 must be the base.  S_1..S_N are committed
-# on branch nta (on tag nta-base), exported to out/series/ and checked with
-# git am on a pristine worktree of the base (out/am-verify).
-# refresh: per commit of branch nta, its added files become the patch's new
-# files (content from the tip), the rest of its diff the .diff, its message
-# the .msg; what is already equivalent is left as it is, so series ->
-# refresh changes nothing.  Slugs travel as git notes (refs/notes/nta-slug).
-#
-#   scripts/nta-series.sh series|refresh|verify|cover   (cover: export again for a new @RESULTS@)
+# on branch nta, exported to out/series/ and checked with git am.
+# refresh: per commit, its added files become the patch's new files (content
+# from the tip), the rest of its diff the .diff, its message the .msg; what
+# is already equivalent is left alone, so series -> refresh changes nothing.
+# Slugs travel as git notes (refs/notes/nta-slug).
+#   scripts/nta-series.sh series|refresh|verify|cover   (cover: a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
 P=$NTA_ROOT/patches
@@ -63,16 +55,10 @@ identity() {
 
 with_author() { awk -v i="$IDENT" '{ gsub(/@AUTHOR@/, i); print }' "$1"; }	# FILE
 
-input_hash() {
-	local s f
+input_hash() {	# of all a series is made of
+	local f
 	{
-		nta_base
-		echo "$IDENT"
-		cat "$P/series"
-		for s in "${slugs[@]}"; do
-			for f in "$P/$s.msg" "$P/$s.diff"; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done
-		done
-		cat "$P/cover-letter.txt" 2>/dev/null
+		nta_base; echo "$IDENT"; tail -n +1 "$P"/*
 		for f in $allnew; do echo "== $f $(stat -c %a "$NTA_ROOT/$f")"; cat "$NTA_ROOT/$f"; done
 	} | sha1sum | cut -d' ' -f1
 }
@@ -170,11 +156,8 @@ does it change a new file of a later patch, or do the new files not contain its 
 		exit 1
 	fi
 
-	# Forward: commit S_1..S_N on branch nta.  The touched files' content
-	# and mtime in the tree now, so that an unchanged file keeps its mtime
-	# (no needless rebuild) and a changed one gets the current time (the
-	# repository's mtime could make it older than an object built from its
-	# previous content).
+	# Forward: commit S_1..S_N on branch nta.  An unchanged file keeps its
+	# mtime (no needless rebuild), a changed one gets the current time.
 	local date
 	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null || T log -1 --format=%ct nta-base)
 	for f in "${touched[@]}"; do
@@ -208,9 +191,8 @@ does it change a new file of a later patch, or do the new files not contain its 
 	verify
 }
 
-# The cover letter without git's " create mode" summary lines (shortlog and
-# diffstat stay), with patches/cover-letter.txt as its body and the newest
-# make demo / make bench ratio summary for @RESULTS@.
+# The cover letter without git's " create mode" lines, patches/cover-letter.txt
+# its body, the newest make demo / make bench summary for @RESULTS@.
 export_series() {
 	local cover=$SERIES_OUT/0000-cover-letter.patch results
 	rm -rf "$SERIES_OUT"; mkdir -p "$SERIES_OUT"

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make tree: the base tree as a git repository in out/tree, base commit
-# tagged nta-base; a stamp names the source, so a second run only checks it.
-#   default          Debian's linux-source-6.12 (/usr/src/linux-source-6.12.tar.xz)
-#   KERNEL_SRC=DIR   a kernel tree at v6.12.y: a git repo (its HEAD is the
-#                    base, objects shared, nothing copied) or a plain tree
+# make tree [KERNEL_SRC=DIR] (README.md): the base tree as a git repository in
+# out/tree, tagged nta-base: Debian's linux-source-6.12, or DIR (a git repo:
+# its HEAD, objects shared; or a plain tree, copied).
 . "$(dirname "$0")/nta-lib.sh"
 
 TARBALL=${NTA_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
