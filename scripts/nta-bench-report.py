@@ -175,23 +175,11 @@ def stats(vals):
                      'max': max(vals), 'n': len(vals), 'values': vals} or None
 
 
-def cpu_s(r):
-    return (r.get('sys', 0) + r.get('soft', 0)) / USER_HZ
-
-
 def fmt(v, unit=''):
     if v is None:
         return '-'
     a = abs(v)
     return (f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}') + unit
-
-
-def fmt_stat(st):
-    return f"{fmt(st['median'])} [{fmt(st['min'])}-{fmt(st['max'])}]" if st else '-'
-
-
-def ratio(a, b):
-    return a['median'] / b['median'] if a and b and b['median'] else None
 
 
 def cpu_key(w):
@@ -201,6 +189,7 @@ def cpu_key(w):
 def setting(rs):
     """The figures of one setting's rounds RS (None without rounds)."""
     ok = [r for r in rs if not r['why']]
+    cpu_s = lambda r: (r.get('sys', 0) + r.get('soft', 0)) / USER_HZ  # noqa: E731
     return rs and {
         'value': stats([float(r['val']) for r in ok]),
         'unit': next((r['unit'] for r in ok if r.get('unit')), ''),
@@ -210,6 +199,7 @@ def setting(rs):
 
 
 def build(rounds, outside):
+    ratio = lambda a, b: a['median'] / b['median'] if a and b and b['median'] else None  # noqa: E731
     res = []
     present = {r['workload'] for r in rounds}
     known = [w[:3] for w in WORKLOADS if w[0] in present]
@@ -250,10 +240,6 @@ def mem_of(nr):
     }
 
 
-def kib(v, digits=0):
-    return f"{v / 1024:.{digits}f}"
-
-
 def row(label, cells, widths):
     return f"{label:<34}" + ''.join(f" {c:>{w}}" for c, w in zip(cells, widths))
 
@@ -268,6 +254,8 @@ def table(res, pool, percpu, bench, problems, meta):
            "figures: median [min-max] of the rounds; NTA/main: ratio of the medians.",
            "Under TCG emulation only the ratios mean something, not the absolute figures."]
     p = out.append
+    kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
+    fmt_stat = lambda st: f"{fmt(st['median'])} [{fmt(st['min'])}-{fmt(st['max'])}]" if st else '-'  # noqa: E731
     w5 = (7, 24, 24, 9)
     for title, key, unit, rkey in (
             ('Throughput (higher is better)', lambda w: 'value', None, 'ratio'),
@@ -328,14 +316,15 @@ def table(res, pool, percpu, bench, problems, meta):
 
 def summary(res, meta):
     """The cover letter's @RESULTS@: one line per workload, ratios only."""
-    out = [f"  {meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
-           f"  {'workload':<34} {'req/s, Mbit/s':>13} {'CPU/work':>9} {'head bytes':>10}"]
-    rows = [(w['label'], None if w['refused'] else w['ratio'],
-             None if w['refused'] else w['cpu_ratio'], w['memory']['nta_over_kmalloc']) for w in res]
+    out = [f"{meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
+           row('workload', ('req/s, Mbit/s', 'CPU/work', 'head bytes'), (13, 9, 10))]
+    out += [row(w['label'], ('-' if w['refused'] else fmt(w['ratio']), '-' if w['refused'] else
+                             fmt(w['cpu_ratio']), fmt(w['memory']['nta_over_kmalloc'])), (13, 9, 10))
+            for w in res]
     if 'udp_mix' in meta:
-        rows.append(('UDP mix (64+1400+8000 B)', None, None, meta['udp_mix']['nta_over_kmalloc']))
-    out += [f"  {label:<34} {fmt(t):>13} {fmt(c):>9} {fmt(m):>10}" for label, t, c, m in rows]
-    return '\n'.join(out) + '\n'
+        out.append(row('UDP mix (64+1400+8000 B)', ('-', '-', fmt(meta['udp_mix']['nta_over_kmalloc'])),
+                       (13, 9, 10)))
+    return ''.join(f'  {x}\n' for x in out)
 
 
 def fragmentation(pool, percpu):
