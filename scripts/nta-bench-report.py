@@ -334,18 +334,11 @@ def fragmentation(pool, percpu):
     free: U = 0, none; largest_free < D (no wholly free block), all of F;
     else m >= ceil(U / D), a lower bound."""
     d = pool.get('max_size')
-    if not d or len(percpu) < 2:
-        return None
-    try:
-        fi, li, bi = (percpu[0].index(k) for k in ('free_bytes', 'largest_free', 'blocks'))
-    except ValueError:
+    if not d or len(percpu) < 2 or not {'free_bytes', 'largest_free', 'blocks'} <= set(percpu[0]):
         return None
     tot, exact = 0, True
-    for row in percpu[1:]:
-        try:
-            fr, lg, nb = int(row[fi]), int(row[li]), int(row[bi])
-        except (ValueError, IndexError):
-            continue
+    for cpu in (dict(zip(percpu[0], x)) for x in percpu[1:]):
+        fr, lg, nb = (int(cpu.get(k, 0)) for k in ('free_bytes', 'largest_free', 'blocks'))
         used = nb * d - fr
         if used > 0 and lg < d:
             tot += fr

@@ -29,7 +29,7 @@ D=$NTA_OUT/$mode
 mkdir -p "$D"
 cmdline="make $mode"
 for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
-	[ -n "${!v:-}" ] && cmdline="$v=${!v} $cmdline"
+	cmdline="${!v:+$v=${!v} }$cmdline"
 done
 prepare deps tree "series series" "kernel perf" initramfs
 
@@ -40,11 +40,11 @@ step_tmo=$(( (nweb > 3 ? nweb : 3) * per + 120 ))
 [ $bench = 1 ] && [ $step_tmo -lt 900 ] && step_tmo=900
 boot_tmo=$(( (nweb + nnet) * per + bench * 900 + 300 ))
 banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (steps: $steps; timeout ${boot_tmo}s)"
-boot_ok=1
 # Without KUnit at boot: its deliberate double frees count objects out
 # twice, which would leave the live-head gauges the memory rows read off.
 FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
-	-a "ntademo=$rounds,$secs ntabench=$micro ntatimeout=$step_tmo kunit.enable=0" || boot_ok=0
+	-a "ntademo=$rounds,$secs ntabench=$micro ntatimeout=$step_tmo kunit.enable=0"
+boot_ok=$((! $?))
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
 grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"

@@ -107,7 +107,6 @@ cmd_series() {
 		return 0
 	fi
 	guard_tree
-
 	local W d touched=() inbase=() excl=()
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-series.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
@@ -123,7 +122,6 @@ cmd_series() {
 	for d in "$W/s" "$W/base"; do
 		[ ${#inbase[@]} = 0 ] || T archive nta-base -- "${inbase[@]}" | tar -x -C "$d"
 	done
-
 	# S_N: every diff applied in order to the base files, then the new files.
 	for f in $allnew; do excl+=(--exclude="$f"); done
 	for ((k = 0; k < N; k++)); do
@@ -139,7 +137,6 @@ cmd_series() {
 		mkdir -p "$W/s/$(dirname "$f")"
 		cp -p "$NTA_ROOT/$f" "$W/s/$f"
 	done
-
 	# Backwards: S_{k-1} = S_k - diff k - new files of k; S_0 must be the base.
 	for ((k = N; k >= 1; k--)); do
 		s=${slugs[k - 1]} p=$W/d/${slugs[k - 1]}.diff
@@ -155,7 +152,6 @@ does it change a new file of a later patch, or do the new files not contain its 
 		head -20 "$W/s0.diff" | sed 's/^/    | /' >&2
 		exit 1
 	fi
-
 	# Forward: commit S_1..S_N on branch nta.  An unchanged file keeps its
 	# mtime (no needless rebuild), a changed one gets the current time.
 	local date
@@ -184,7 +180,6 @@ does it change a new file of a later patch, or do the new files not contain its 
 		old=$(awk -v f="$f" -v h="$(git hash-object "$NTA_TREE/$f")" '$3 == f && $1 == h { print $2 }' "$W/mtimes")
 		touch ${old:+-d "@$old"} "$NTA_TREE/$f"
 	done
-
 	export_series "$N"
 	echo "$hash $(T rev-parse nta)" >"$STAMP"
 	rm -rf "$W"; trap - EXIT
@@ -299,7 +294,6 @@ cmd_refresh() {
 			[ "$(printf '%s\n' ${oldfiles[$s]} | sort)" = "$(printf '%s\n' "${newf[@]}" | grep . | sort)" ] &&
 			read -ra newf <<<"${oldfiles[$s]}"
 		newslugs+=("$s") newfiles+=("${newf[*]}")
-
 		# Commit message, byte for byte, without the runner's sign-off.
 		T cat-file commit "$c" | sed '1,/^$/d' | unsign | write_if_changed "$P/$s.msg" && wrote "wrote patches/$s.msg"
 		# The rest of the commit's diff, unless the old .diff still says the same.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make tree [KERNEL_SRC=DIR] (README.md): the base tree as a git repository in
-# out/tree, tagged nta-base: Debian's linux-source-6.12, or DIR (a git repo:
-# its HEAD, objects shared; or a plain tree, copied).
+# out/tree, tagged nta-base: Debian's linux-source-6.12, or the HEAD of the
+# git tree DIR (objects shared, nothing copied).
 . "$(dirname "$0")/nta-lib.sh"
 
 TARBALL=${NTA_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
@@ -19,17 +19,15 @@ check_version() {	# DIR: is it a 6.12 kernel tree?
 if [ -n "${KERNEL_SRC:-}" ]; then
 	src=$(cd "$KERNEL_SRC" 2>/dev/null && pwd) || die "KERNEL_SRC=$KERNEL_SRC: no such directory"
 	check_version "$src"
-	if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
-		kind=git id="git $src $(git -C "$src" rev-parse HEAD)"
-		[ -z "$(git -C "$src" status --porcelain -uno | head -1)" ] ||
-			warn "$src has uncommitted changes; the base is its HEAD commit, without them"
-	else
-		kind=dir id="dir $src $(stat -c %Y "$src/Makefile")"
-	fi
+	[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ] ||
+		die "KERNEL_SRC=$KERNEL_SRC is not the top of a git tree (its HEAD is the base)"
+	id="git $src $(git -C "$src" rev-parse HEAD)"
+	[ -z "$(git -C "$src" status --porcelain -uno | head -1)" ] ||
+		warn "$src has uncommitted changes; the base is its HEAD commit, without them"
 else
 	[ -f "$TARBALL" ] || "$NTA_ROOT/scripts/nta-deps.sh" || exit 1
 	[ -f "$TARBALL" ] || die "$TARBALL missing after installing linux-source-6.12"
-	kind=tar id="tar $TARBALL $(stat -c '%s %Y' "$TARBALL")"
+	id="tar $TARBALL $(stat -c '%s %Y' "$TARBALL")"
 fi
 
 if [ "$(cat "$stampf" 2>/dev/null)" = "$id" ] && nta_base >/dev/null 2>&1; then
@@ -42,32 +40,22 @@ log=$NTA_LOGS/tree.log
 : >"$log"
 g() { T "$@" >>"$log" 2>&1; }
 
-case $kind in
-git)
+if [ -n "${src:-}" ]; then
 	info "cloning $src (shared objects, HEAD $(git -C "$src" describe --tags --always HEAD 2>/dev/null))"
 	git clone -q --shared --no-checkout "$src" "$NTA_TREE" >>"$log" 2>&1 || fail_log "$log" "git clone failed"
 	base=$(git -C "$src" rev-parse HEAD)
 	g checkout -q --detach "$base" || fail_log "$log" "checkout failed"
-	;;
-tar)
+else
 	info "unpacking $TARBALL ($(du -h "$TARBALL" | cut -f1)) into $NTA_TREE"
 	mkdir -p "$NTA_TREE"
 	tar -xJf "$TARBALL" --strip-components=1 -C "$NTA_TREE" >>"$log" 2>&1 || fail_log "$log" "unpacking $TARBALL failed"
 	check_version "$NTA_TREE"
-	;;
-dir)
-	info "copying $src into $NTA_TREE"
-	mkdir -p "$NTA_TREE"
-	cp -a "$src/." "$NTA_TREE/" >>"$log" 2>&1 || fail_log "$log" "copy failed"
-	;;
-esac
-if [ $kind != git ]; then
 	info "making the base commit (git add of $(find "$NTA_TREE" -type f | wc -l) files)"
 	t="@$(stat -c %Y "$NTA_TREE/Makefile") +0000"
 	# Debian's top-level .gitignore ignores everything: add with -f.
 	g init -q && g config gc.auto 0 && g add -f . &&
 		GIT_AUTHOR_DATE=$t GIT_COMMITTER_DATE=$t g -c user.name="NTA base" -c user.email=nta@localhost commit -q \
-		--no-verify -m "Linux $(make -s -C "$NTA_TREE" kernelversion 2>/dev/null) ($kind: ${src:-$TARBALL})" ||
+		--no-verify -m "Linux $(make -s -C "$NTA_TREE" kernelversion 2>/dev/null) (tar: $TARBALL)" ||
 		fail_log "$log" "base commit failed"
 	base=$(T rev-parse HEAD)
 fi
