@@ -164,9 +164,7 @@ test_results() {
 		$0 == "NTA-TEST-START " t { in_t = 1; started = 1; next }
 		in_t && $1 == "NTA-TEST-END" && $2 == t { in_t = 0; ended = 1; rc = $3; next }
 		in_t && /^(not )?ok / {
-			n++
-			bad = /^not ok/
-			if (bad) nbad++
+			bad = /^not ok/; n++; nbad += bad
 			d = $0; sub(/^(not )?ok [0-9]* *-? */, "", d)
 			printf "%s - [%s] %s\n", bad ? "not ok" : "ok", t, d
 		}

@@ -76,10 +76,13 @@ guard_tree() {
 			"run 'make refresh' first (or FORCE=1 make series to drop them)"
 }
 
-# apply_or_die DIR DIFF WHAT ARGS...: git apply ARGS in DIR, or the reason and exit.
+# TI ARGS...: git in out/tree on the scratch index of cmd_series.
+TI() { GIT_INDEX_FILE=$W/index T "$@"; }
+
+# apply_or_die DIFF WHAT ARGS...: git apply ARGS to the scratch index, or the reason and exit.
 apply_or_die() {
-	local d=$1 p=$2 what=$3 out; shift 3
-	out=$(git -C "$d" apply -v --whitespace=nowarn "$@" "$p" 2>&1) && return 0
+	local p=$1 what=$2 out; shift 2
+	out=$(TI apply --cached -v --whitespace=nowarn "$@" "$p" 2>&1) && return 0
 	echo "error: $what:" >&2
 	sed 's/^/    | /' <<<"$out" >&2
 	exit 1
@@ -89,7 +92,7 @@ cmd_series() {
 	need_tree
 	load_series
 	identity
-	local N=${#slugs[@]} k s f p hash log=$NTA_LOGS/series.log
+	local N=${#slugs[@]} k s f p m hash date c=nta-base trees=() excl=() log=$NTA_LOGS/series.log
 	: >"$log"
 	for ((k = 0; k < N; k++)); do
 		s=${slugs[k]}
@@ -107,79 +110,53 @@ cmd_series() {
 		return 0
 	fi
 	guard_tree
-	local W d touched=() inbase=() excl=()
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-series.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
-	mkdir -p "$W/s" "$W/snap" "$W/d" "$W/base"
-	git init -q "$W/s"
-	for s in "${slugs[@]}"; do
-		[ -f "$P/$s.diff" ] && with_author "$P/$s.diff" >"$W/d/$s.diff"
-	done
-	# Every path the series touches, and those of them in the base.
-	mapfile -t touched < <({ printf '%s\n' $allnew; cat "$W"/d/*.diff 2>/dev/null | diff_paths /dev/stdin; } |
-		grep -v -e '^/dev/null$' -e '^$' | sort -u)
-	[ ${#touched[@]} = 0 ] || mapfile -t inbase < <(T ls-tree -r --name-only nta-base -- "${touched[@]}")
-	for d in "$W/s" "$W/base"; do
-		[ ${#inbase[@]} = 0 ] || T archive nta-base -- "${inbase[@]}" | tar -x -C "$d"
-	done
-	# S_N: every diff applied in order to the base files, then the new files.
+	# S_N on a scratch index: every diff applied in order to the base, then the new files.
+	TI read-tree nta-base
 	for f in $allnew; do excl+=(--exclude="$f"); done
 	for ((k = 0; k < N; k++)); do
-		s=${slugs[k]} p=$W/d/${slugs[k]}.diff
-		[ -f "$p" ] || continue
+		s=${slugs[k]} p=$W/${slugs[k]}.diff
+		[ -f "$P/$s.diff" ] || continue
+		with_author "$P/$s.diff" >"$p"
 		for f in ${nfiles[k]}; do
 			diff_paths "$p" | grep -qx "$f" &&
 				die "patches/$s.diff changes $f, a file the same patch adds; edit the file itself"
 		done
-		apply_or_die "$W/s" "$p" "patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree" "${excl[@]}"
+		apply_or_die "$p" "patches/$s.diff (patch $((k + 1))/$N '$s') does not apply to the base tree" "${excl[@]}"
 	done
 	for f in $allnew; do
-		mkdir -p "$W/s/$(dirname "$f")"
-		cp -p "$NTA_ROOT/$f" "$W/s/$f"
+		m=100644 && [ -x "$NTA_ROOT/$f" ] && m=100755
+		TI update-index --add --cacheinfo "$m,$(T hash-object -w "$NTA_ROOT/$f"),$f" || die "cannot add $f"
 	done
+	trees[N]=$(TI write-tree)
 	# Backwards: S_{k-1} = S_k - diff k - new files of k; S_0 must be the base.
 	for ((k = N; k >= 1; k--)); do
-		s=${slugs[k - 1]} p=$W/d/${slugs[k - 1]}.diff
-		mkdir -p "$W/snap/$k"
-		(cd "$W/s" && tar -c --exclude=./.git .) | tar -x -C "$W/snap/$k"
-		[ -f "$p" ] && apply_or_die "$W/s" "$p" "patches/$s.diff (patch $k/$N) does not reverse-apply to the state after it;
+		s=${slugs[k - 1]} p=$W/${slugs[k - 1]}.diff
+		[ -f "$p" ] && apply_or_die "$p" "patches/$s.diff (patch $k/$N) does not reverse-apply to the state after it;
 does it change a new file of a later patch, or do the new files not contain its changes?" -R
-		for f in ${nfiles[k - 1]}; do rm -f "$W/s/$f"; done
+		[ -z "${nfiles[k - 1]}" ] || TI update-index --force-remove -- ${nfiles[k - 1]}
+		trees[k - 1]=$(TI write-tree)
 	done
-	find "$W/s" -depth -mindepth 1 -type d -empty -not -path '*/.git*' -delete
-	if ! diff -r -x .git "$W/base" "$W/s" >"$W/s0.diff" 2>&1; then
+	if [ "${trees[0]}" != "$(T rev-parse 'nta-base^{tree}')" ]; then
 		echo "error: undoing the series does not give back the base tree (a diff that applies twice?):" >&2
-		head -20 "$W/s0.diff" | sed 's/^/    | /' >&2
+		T diff --stat nta-base "${trees[0]}" | head -20 | sed 's/^/    | /' >&2
 		exit 1
 	fi
-	# Forward: commit S_1..S_N on branch nta.  An unchanged file keeps its
-	# mtime (no needless rebuild), a changed one gets the current time.
-	local date
+	# Forward: S_1..S_N committed on nta-base.  Checking out the tip rewrites
+	# only the files that changed: the others keep their mtime (no rebuild).
 	date=$(git -C "$NTA_ROOT" log -1 --format=%ct 2>/dev/null || T log -1 --format=%ct nta-base)
-	for f in "${touched[@]}"; do
-		[ -f "$NTA_TREE/$f" ] && echo "$(git hash-object "$NTA_TREE/$f") $(stat -c %Y "$NTA_TREE/$f") $f"
-	done >"$W/mtimes"
-	T checkout -q -f -B nta nta-base >>"$log" 2>&1 || fail_log "$log" "cannot check out nta-base in $NTA_TREE"
 	for ((k = 1; k <= N; k++)); do
 		s=${slugs[k - 1]}
-		for f in "${touched[@]}"; do
-			rm -f "$NTA_TREE/$f"
-			[ -e "$W/snap/$k/$f" ] && mkdir -p "$NTA_TREE/$(dirname "$f")" && cp -p "$W/snap/$k/$f" "$NTA_TREE/$f"
-		done
-		T update-index --add --remove -- "${touched[@]}" >>"$log" 2>&1 || fail_log "$log" "git update-index failed"
-		T diff --cached --quiet && die "patch $k '$s' changes nothing"
-		GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
-		GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
-			T commit -q --no-verify --signoff --cleanup=verbatim -F "$P/$s.msg" >>"$log" 2>&1 ||
-			fail_log "$log" "commit of patch $k '$s' failed"
-		T notes --ref=$NOTES add -f -m "$s" HEAD >>"$log" 2>&1
-		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s HEAD) ($(T diff --shortstat HEAD^ HEAD | sed 's/^ //'))"
+		[ "${trees[k]}" != "${trees[k - 1]}" ] || die "patch $k '$s' changes nothing"
+		git interpret-trailers --trailer "Signed-off-by: $IDENT" "$P/$s.msg" >"$W/msg"
+		c=$(GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
+			GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
+			T commit-tree "${trees[k]}" -p "$c" -F "$W/msg" 2>>"$log") || fail_log "$log" "commit of patch $k '$s' failed"
+		T notes --ref=$NOTES add -f -m "$s" "$c" >>"$log" 2>&1
+		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s "$c") ($(T diff --shortstat "$c^" "$c" | sed 's/^ //'))"
 	done
-	for f in "${touched[@]}"; do
-		[ -f "$NTA_TREE/$f" ] || continue
-		old=$(awk -v f="$f" -v h="$(git hash-object "$NTA_TREE/$f")" '$3 == f && $1 == h { print $2 }' "$W/mtimes")
-		touch ${old:+-d "@$old"} "$NTA_TREE/$f"
-	done
+	T checkout -q -f -B nta "$c" >>"$log" 2>&1 || fail_log "$log" "cannot check out branch nta in $NTA_TREE"
 	export_series "$N"
 	echo "$hash $(T rev-parse nta)" >"$STAMP"
 	rm -rf "$W"; trap - EXIT
