@@ -6,7 +6,7 @@ and results.svg (gnuplot); exit 1 when a round or step failed.
 
     nta-bench-report.py --log CONSOLE --out DIR --command CMD [--rounds N --secs S ...]
     nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
-    nta-bench-report.py --kunit JSON          (make check: kunit.py parse --json -> TAP lines)
+    nta-bench-report.py --kunit JSON TAG      (make check: kunit.py parse --json -> TAP lines)
 """
 
 import argparse
@@ -53,14 +53,14 @@ def splat(line, state):
     return msg.strip()
 
 
-def kunit_tap(group, path):
-    """A TAP line per KUnit case of kunit.py's JSON, named suite.case."""
+def kunit_tap(group, tag, path):
+    """A TAP line per KUnit case of kunit.py's JSON, named [TAG] suite.case."""
     for g in group.get('sub_groups', []):
-        kunit_tap(g, path + [g['name']])
+        kunit_tap(g, tag, path + [g['name']])
     for c in group.get('test_cases', []):
         st = c['status']
         good = st in ('PASS', 'SKIP')
-        print(f"{'ok' if good else 'not ok'} - [kunit] {'.'.join(path + [c['name']])}"
+        print(f"{'ok' if good else 'not ok'} - [{tag}] {'.'.join(path + [c['name']])}"
               f"{' # SKIP' if st == 'SKIP' else ''}{'' if good else ' (' + st + ')'}")
 
 
@@ -146,7 +146,7 @@ def parse_console(path):
         elif line.startswith('NTA-METRIC round '):
             head, _, why = line.partition(' why=')
             w = head.split()
-            r = {'workload': w[2]}
+            r = {'workload': w[2], 'line': n}
             for k, _, v in (kv.partition('=') for kv in w[3:]):
                 r[k] = v if k in ('nta', 'status', 'unit') else num(v)
             r['why'] = [] if why.strip() in ('', '-') else [why.strip()]
@@ -154,7 +154,6 @@ def parse_console(path):
                 r['why'] = ['status ' + str(r.get('status'))]
             if open_round:
                 r['why'].append('kernel splat on the console: ' + '; '.join(open_round[:2]))
-            r['line'] = n
             rounds.append(r)
             open_round = None
         elif line.startswith('NTA-METRIC pool ') and len(w) >= 4:
@@ -436,7 +435,7 @@ def main():
         return scan_splats(sys.argv[2:])
     if sys.argv[1:2] == ['--kunit']:
         with open(sys.argv[2]) as f:
-            return kunit_tap(json.load(f), [])
+            return kunit_tap(json.load(f), sys.argv[3], [])
     ap = argparse.ArgumentParser()
     for opt, default in (('--log', None), ('--out', None), ('--command', None), ('--rounds', '?'),
                          ('--secs', '?'), ('--steps', ''), ('--boot-ok', '1')):
@@ -448,7 +447,6 @@ def main():
         log = f.read()
     with open('/proc/cpuinfo') as f:
         cpu = re.search(r'^model name\s*:\s*(.*)$', f.read(), re.M)
-    first = lambda rx: (re.findall(rx, log, re.M) or ['?'])[0]  # noqa: E731
     meta = {'command': a.command,
             'commit': run('git', '-C', os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           'describe', '--always', '--dirty') or '?',
@@ -456,7 +454,7 @@ def main():
                            (run('qemu-system-x86_64', '--version').splitlines() or ['?'])[0]),
             'nproc': os.cpu_count(), 'cpu_model': cpu.group(1).strip() if cpu else '?',
             'emulation': 'QEMU TCG', 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
-            'guest_kernel': first(r'Linux version (\S+)'),
+            'guest_kernel': (re.findall(r'Linux version (\S+)', log) or ['?'])[0],
             'rounds': a.rounds, 'secs': a.secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
             'steps_expected': [s for s in a.steps.split(',') if s],
             'no_wrk': '\n# wrk is not in the initramfs' in '\n' + log}

@@ -11,16 +11,13 @@
 #     <outdir>/<name>.netconsole.txt; ntanetcons=<port> tells the guest.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
-#   NTA-TEST-START <test>             a test of the plan starts
-#   ok/not ok ... (column 0)          the test's own TAP lines
-#   NTA-METRIC <key> <value...>       a number for tables (demo, benchmarks)
-#   NTA-TEST-END <test> <rc>          the test exited with rc (137: killed by timeout)
-#   NTA-HOST-IPERF 5201 <tcp|tcp-r> <secs>
-#       the guest's `iperf3 -s -1 -p 5201` wants a client: the runner runs
-#       `iperf3 -c` (tcp-r: -R, the guest sends) through the hostfwd, output
-#       in <outdir>/<name>.host-<n>.txt, a TAP line in <outdir>/<name>.host.tap.
-#   NTA-PLAN-DONE                     every test ran; the guest then dumps
-#                                     dmesg (NTA-DMESG-BEGIN/END) and powers off
+#   NTA-TEST-START <test>, then the test's TAP lines (column 0) and
+#   NTA-METRIC <key> <value...> (numbers for the demo's tables), then
+#   NTA-TEST-END <test> <rc> (137: killed by the per-test timeout).
+#   NTA-HOST-IPERF 5201 <tcp|tcp-r> <secs>: the guest's `iperf3 -s -1 -p 5201`
+#       wants a client: the runner runs `iperf3 -c` (tcp-r: -R) through the
+#       hostfwd, output in <name>.host-<n>.txt, a TAP line in <name>.host.tap.
+#   NTA-PLAN-DONE: every test ran; the guest dumps dmesg (NTA-DMESG-BEGIN/END).
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-perf}
@@ -80,9 +77,7 @@ watch_console() {
 			set -- $line
 			info "  $(printf '%-24s' "$2") rc=$3 ($((SECONDS - tstart))s, at $(nta_elapsed))" ;;
 		*"Run /init as init process"*)
-			[ -n "${booted:-}" ] && continue
-			booted=1
-			info "  kernel booted to /init in $((SECONDS - t0))s" ;;
+			[ -z "${booted:-}" ] && booted=1 && info "  kernel booted to /init in $((SECONDS - t0))s" ;;
 		NTA-HOST-IPERF\ *)
 			set -- $line
 			proto=$3 secs=${4:-3}

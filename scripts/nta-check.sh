@@ -204,9 +204,9 @@ kunit_results() {
 	local kl
 	sed -n '/^NTA-DMESG-BEGIN/q;p' "$1" |
 		python3 "$NTA_TREE/tools/testing/kunit/kunit.py" parse --json="$CHK/$2.json" >"$CHK/$2.txt" 2>&1
-	kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/$2.json" 2>/dev/null)
+	kl=$(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --kunit "$CHK/$2.json" "$2" 2>/dev/null)
 	if [ -n "$kl" ]; then
-		sed "s/ - \[kunit\] / - [$2] /" <<<"$kl" | results
+		results <<<"$kl"
 	elif grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
 		result "not ok" "[$2] CONFIG_NTA_KUNIT_TEST=y but no KTAP results on the console (out/check/$2.txt)"
 	else
