@@ -127,7 +127,6 @@ SHORT = {w[0]: w[3] for w in WORKLOADS}
 
 
 def num(v, float_ok=True):
-    """V as an int (or a float when it has a point), else unchanged."""
     try:
         return float(v) if float_ok and '.' in v else int(v)
     except ValueError:
@@ -186,7 +185,6 @@ def cpu_key(w):
 
 
 def setting(rs):
-    """The figures of one setting's rounds RS (None without rounds)."""
     ok = [r for r in rs if not r['why']]
     cpu_s = lambda r: (r.get('sys', 0) + r.get('soft', 0)) / USER_HZ  # noqa: E731
     return rs and {
@@ -301,9 +299,8 @@ def table(res, pool, percpu, bench, problems, meta):
             p(f"fragmentation: free bytes in partly used blocks {'' if frag[1] else '>= '}"
               f"{kib(frag[0], 1)} KiB ({pct(frag[0]):.1f}% of the footprint; "
               f"{'exact' if frag[1] else 'lower bound'}, from the per-CPU free and largest-free figures)")
-        p(f"since boot (KUnit at boot and nta/bench included): allocs {g('allocs')}, remote frees "
-          f"{g('remote_frees')}, grows {g('grows')}, returns {g('returns')}, failures {g('failures')}, "
-          f"fallbacks {g('fallbacks')}, bad frees {g('bad_frees')}")
+        p('since boot (KUnit at boot and nta/bench included): ' + ', '.join(f"{k.replace('_', ' ')} {g(k)}" for k in (
+            'allocs', 'remote_frees', 'grows', 'returns', 'failures', 'fallbacks', 'bad_frees')))
     if problems:
         out += ['', 'PROBLEMS (no ratio is printed for a workload with a failed round):']
         out += ['  ' + x for x in problems]

@@ -17,7 +17,6 @@ nta_kmake "$B"
 
 if [ "${2:-}" = w1 ]; then
 	log=$NTA_LOGS/kernel-$flavour-w1.log extra=()
-	[ -f "$B/.config" ] || die "no $B/.config: run 'make kernel FLAVOUR=$flavour' first"
 	command -v sparse >/dev/null && extra=(C=1) || info "sparse not installed: W=1 only"
 	info "W=1 ${extra[*]} rebuild of net/core/skbuff.o net/core/alloc/ (log: $log)"
 	"${kmake[@]}" W=1 "${extra[@]}" net/core/skbuff.o net/core/alloc/ >"$log" 2>&1 || fail_log "$log" "W=1 build failed"

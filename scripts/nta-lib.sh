@@ -43,7 +43,6 @@ prepare() {
 }
 
 T() { git -C "$NTA_TREE" "$@"; }
-# The base commit of out/tree.
 nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
 need_tree() { nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"; }
 need_nta() { T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"; }
@@ -85,13 +84,10 @@ nta_objs() { grep -cE '^ +(CC|AS) ' "$1"; }	# LOG: objects compiled
 # nta_build LABEL LOG TARGET...: the kernel make in the background, the
 # count of objects compiled every 15 s (of NTA_OBJS, when known).
 nta_build() {
-	local label=$1 log=$2 pid last=$SECONDS; shift 2
+	local label=$1 log=$2 pid; shift 2
 	"${kmake[@]}" "$@" >"$log" 2>&1 &
 	pid=$!
-	while kill -0 $pid 2>/dev/null; do
-		sleep 3
-		[ $((SECONDS - last)) -ge 15 ] || continue
-		last=$SECONDS
+	while ! timeout 15 tail --pid=$pid -f /dev/null; do
 		info "[$label] $(nta_objs "$log")${NTA_OBJS:+/~$NTA_OBJS} objects compiled ($(nta_elapsed))"
 	done
 	wait $pid

@@ -21,7 +21,6 @@ AMWT=$NTA_OUT/am-verify
 STAMP=$NTA_OUT/series.stamp	# "<input hash> <nta commit>" of the last assembly
 NOTES=refs/notes/nta-slug
 
-# series_entries: the "slug file..." lines of patches/series, comments and blanks removed.
 series_entries() { sed -e 's/#.*//' -e 's/[[:space:]]\+/ /g' -e 's/^ //' -e 's/ $//' "$P/series" | grep -v '^$'; }
 
 # Parse the series into slugs[] and nfiles[] (space-separated new files), all in $allnew.
@@ -76,7 +75,6 @@ guard_tree() {
 			"run 'make refresh' first (or FORCE=1 make series to drop them)"
 }
 
-# TI ARGS...: git in out/tree on the scratch index of cmd_series.
 TI() { GIT_INDEX_FILE=$W/index T "$@"; }
 
 # apply_or_die DIFF WHAT ARGS...: git apply ARGS to the scratch index, or the reason and exit.
@@ -236,7 +234,6 @@ unsign() {
 		for (i = 1; i <= n; i++) print l[i] }'
 }
 
-# wrote WHAT: say it, and that the repository changed.
 wrote() { info "$*"; changed=1; }
 
 cmd_refresh() {
