@@ -4,12 +4,11 @@
 NTA-METRIC lines of scripts/nta-init) -> table.txt, summary.txt, results.json
 and results.svg (gnuplot); exit 1 when a round or step failed.
 
-    nta-bench-report.py --log CONSOLE --out DIR --command CMD [--rounds N --secs S ...]
+    nta-bench-report.py CONSOLE OUTDIR COMMAND   (rounds, steps: the console's command line)
     nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
     nta-bench-report.py --kunit JSON TAG      (make check: kunit.py parse --json -> TAP lines)
 """
 
-import argparse
 import json
 import os
 import re
@@ -433,18 +432,15 @@ def main():
     if sys.argv[1:2] == ['--kunit']:
         with open(sys.argv[2]) as f:
             return kunit_tap(json.load(f), sys.argv[3], [])
-    ap = argparse.ArgumentParser()
-    for opt, default in (('--log', None), ('--out', None), ('--command', None), ('--rounds', '?'),
-                         ('--secs', '?'), ('--steps', ''), ('--boot-ok', '1')):
-        ap.add_argument(opt, required=default is None, default=default)
-    a = ap.parse_args()
-
-    rounds, pool, percpu, bench, steps, outside = parse_console(a.log)
-    with open(a.log, errors='replace') as f:
+    logf, outdir, command = sys.argv[1:4]
+    rounds, pool, percpu, bench, steps, outside = parse_console(logf)
+    with open(logf, errors='replace') as f:
         log = f.read()
+    cmdline = dict(re.findall(r'\b(nta[a-z]+)=(\S+)', (re.findall(r'Command line: (.*)', log) or [''])[0]))
+    nrounds, _, secs = cmdline.get('ntademo', '?,?').partition(',')
     with open('/proc/cpuinfo') as f:
         cpu = re.search(r'^model name\s*:\s*(.*)$', f.read(), re.M)
-    meta = {'command': a.command,
+    meta = {'command': command,
             'commit': run('git', '-C', os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           'describe', '--always', '--dirty') or '?',
             'qemu': re.sub(r'^QEMU emulator version', 'QEMU',
@@ -452,8 +448,8 @@ def main():
             'nproc': os.cpu_count(), 'cpu_model': cpu.group(1).strip() if cpu else '?',
             'emulation': 'QEMU TCG', 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
             'guest_kernel': (re.findall(r'Linux version (\S+)', log) or ['?'])[0],
-            'rounds': a.rounds, 'secs': a.secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
-            'steps_expected': [s for s in a.steps.split(',') if s],
+            'rounds': nrounds, 'secs': secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
+            'steps_expected': [s for s in cmdline.get('ntaplan', '').split(',') if s],
             'no_wrk': '\n# wrk is not in the initramfs' in '\n' + log}
     res = build(rounds, outside)
     udp = [r for r in rounds if r['workload'].startswith('iperf_udp_') and r['nta'] == '1' and not r['why']]
@@ -462,10 +458,10 @@ def main():
     problems = problem_lines(res, steps, outside, meta)
     txt = table(res, pool, percpu, bench, problems, meta)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
-        with open(os.path.join(a.out, name), 'w') as f:
+        with open(os.path.join(outdir, name), 'w') as f:
             f.write(body)
     sys.stdout.write(txt)
-    if a.boot_ok != '1':
+    if 'NTA-PLAN-DONE' not in log:
         problems.append('the boot did not finish its plan')
     frag = fragmentation(pool, percpu)
     doc = {'meta': meta, 'workloads': res, 'pool_end': pool,
@@ -473,9 +469,9 @@ def main():
            'pool_end_partial_free_exact': frag and frag[1],
            'pool_end_percpu': percpu, 'bench': bench, 'guest_steps': steps,
            'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds}
-    with open(os.path.join(a.out, 'results.json'), 'w') as f:
+    with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)
-    err = plot(res, a.out)
+    err = plot(res, outdir)
     if err:
         print('    plot: ' + err, file=sys.stderr)
     return 1 if problems else 0
