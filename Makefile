@@ -82,16 +82,12 @@ check-extra: series
 		else FLAVOUR=$$f $(S)/nta-check.sh || rc=1; fi; \
 	done; exit $$rc
 
-demo:
-	@$(S)/nta-demo.sh demo
+# The demo's perf kernel whatever FLAVOUR says.
+demo bench bench-micro: override FLAVOUR := perf
+demo bench bench-micro: kernel initramfs
+	@$(S)/nta-demo.sh $@
 
-bench:
-	@$(S)/nta-demo.sh bench
-
-bench-micro:
-	@$(S)/nta-demo.sh bench-micro
-
-bench-uml:
+bench-uml: series
 	@$(S)/nta-bench-uml.sh
 
 clean:

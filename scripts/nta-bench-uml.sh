@@ -9,7 +9,6 @@
 D=$NTA_OUT/bench-uml B=$NTA_OUT/build-uml
 scale=${NTA_BENCH_SCALE:-10} rounds=${NTA_BENCH_ROUNDS:-11} mem=${NTA_UML_MEM:-2G}
 mkdir -p "$D" "$B"
-prepare deps tree "series series"
 
 banner "bench-uml: UML kernel (${B#$NTA_ROOT/})"
 nta_kmake "$B"

@@ -7,8 +7,6 @@
 
 B=$NTA_OUT/build-bisect
 step_banner "check-bisect: build every prefix of the series in ${B#$NTA_ROOT/}"
-need_tree
-need_nta
 [ -z "$(T status --porcelain -uno | head -1)" ] || die "$NTA_TREE has uncommitted changes; commit or discard them first"
 mapfile -t commits < <(T rev-list --reverse nta-base..nta)
 N=${#commits[@]}

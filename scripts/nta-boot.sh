@@ -32,8 +32,6 @@ while getopts n:d:t:p:a:uN o; do
 	*) die "usage: $0 [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]" ;;
 	esac
 done
-[ -f "$kernel" ] || die "no kernel $kernel: run 'make kernel FLAVOUR=$FLAVOUR'"
-[ -f "$initrd" ] || die "no initramfs $initrd: run 'make initramfs'"
 mkdir -p "$outdir"
 step_banner "boot: ${kernel#$NTA_ROOT/}"
 

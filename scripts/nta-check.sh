@@ -34,8 +34,8 @@ step() {
 	NTA_NO_BANNER=1 "$@" 2>&1 | tee "$log" | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" != 0 ]; then
-		echo "    FAILED: $name (rc $rc, $((SECONDS - t))s); full log: $log; last 20 lines:"
-		tail -n 20 "$log" | sed 's/^/    | /'
+		echo "    FAILED: $name (rc $rc, $((SECONDS - t))s)"
+		log_tail "$log"
 		return 1
 	fi
 	info "$name: done in $((SECONDS - t))s"

@@ -26,7 +26,6 @@ cmdline="make $mode"
 for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
 	cmdline="${!v:+$v=${!v} }$cmdline"
 done
-prepare deps tree "series series" "kernel perf" initramfs
 
 # Bounds: a round takes secs + ~1 s under TCG; allow secs + 8 s for each of
 # the 10 workloads (6 in the web step), 900 s for the microbenchmark.

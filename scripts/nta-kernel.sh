@@ -8,7 +8,6 @@
 
 flavour=${1:-${FLAVOUR:-perf}}
 case $flavour in perf|debug|rt|kcsan) ;; *) die "FLAVOUR must be perf, debug, rt or kcsan, not '$flavour'" ;; esac
-need_tree
 {	# in braces: read whole before it runs, so safe to edit during a build
 B=$NTA_OUT/build-$flavour
 step_banner "kernel: $flavour${2:+ $2} (${B#$NTA_ROOT/})"

@@ -24,28 +24,16 @@ info() { printf '    %s\n' "$*"; }
 warn() { printf '    warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+log_tail() { printf '    full log: %s; last 20 lines:\n' "$1"; tail -n 20 "$1" | sed 's/^/    | /'; }
 # fail_log LOG MSG: report a failed step with the tail of its log, then exit.
 fail_log() {
-	local log=$1; shift
-	printf 'error: %s\n' "$*" >&2
-	[ -f "$log" ] && printf '    full log: %s; last 20 lines:\n' "$log" >&2 &&
-		tail -n 20 "$log" | sed 's/^/    | /' >&2
+	printf 'error: %s\n' "${*:2}" >&2
+	[ -f "$1" ] && log_tail "$1" >&2
 	exit 1
-}
-
-# prepare STEP...: run scripts/nta-STEP.sh (further words: its arguments) in turn.
-prepare() {
-	local s
-	for s in "$@"; do
-		set -- $s
-		"$NTA_ROOT/scripts/nta-$1.sh" "${@:2}" || exit 1
-	done
 }
 
 T() { git -C "$NTA_TREE" "$@"; }
 nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
-need_tree() { nta_base >/dev/null 2>&1 || die "no base tree in $NTA_TREE: run 'make tree' first"; }
-need_nta() { T rev-parse -q --verify refs/heads/nta >/dev/null || die "no branch nta in $NTA_TREE: run 'make series' first"; }
 
 # nta_kmake BUILD-DIR [SOURCE-DIR]: the kernel make command for an
 # out-of-tree build, in the array kmake (with ccache when present: paths

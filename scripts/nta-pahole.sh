@@ -6,9 +6,6 @@
 
 declare -A size
 cfg=${PAHOLE_CONFIG:-x86_64_defconfig} P=$NTA_OUT/pahole
-command -v pahole >/dev/null || die "pahole missing (Debian package dwarves; scripts/nta-deps.sh installs it)"
-need_tree
-need_nta
 step_banner "pahole: struct sk_buff, base vs series ($cfg)"
 mkdir -p "$P"
 rm -rf "$P/base-src"

@@ -87,7 +87,6 @@ apply_or_die() {
 }
 
 cmd_series() {
-	need_tree
 	load_series
 	identity
 	local N=${#slugs[@]} k s f p m hash date c=nta-base trees=() excl=() log=$NTA_LOGS/series.log
@@ -190,7 +189,6 @@ export_series() {
 
 # git am of out/series onto a pristine worktree of the base; same tree as nta?
 verify() {
-	need_tree
 	local log=$NTA_LOGS/am-verify.log patches=()
 	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9]*.patch 2>/dev/null | grep -v /0000-cover-letter.patch)
 	[ ${#patches[@]} = 0 ] && { info "git am verification: empty series, nothing to apply"; return 0; }
@@ -237,9 +235,7 @@ unsign() {
 wrote() { info "$*"; changed=1; }
 
 cmd_refresh() {
-	need_tree
 	load_series
-	need_nta
 	[ -z "$(T status --porcelain -uno | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
 	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
@@ -314,6 +310,6 @@ case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;
 verify) verify ;;
-cover) need_tree; load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
+cover) load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
 *) die "usage: $0 series|refresh|verify|cover" ;;
 esac
