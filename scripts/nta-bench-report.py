@@ -132,12 +132,10 @@ def num(v, float_ok=True):
         return v
 
 
-def parse_console(path):
+def parse_console(log):
     rounds, pool, percpu, bench, steps, outside = [], {}, [], [], {}, []
     open_round, state = None, {}
-    with open(path, errors='replace') as f:
-        lines = [x.rstrip('\r\n') for x in f]
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate((x.rstrip('\r') for x in log.split('\n')), 1):
         w = line.split()
         if line.startswith('NTA-ROUND-BEGIN '):
             open_round = []
@@ -172,11 +170,11 @@ def stats(vals):
                      'max': max(vals), 'n': len(vals), 'values': vals} or None
 
 
-def fmt(v, unit=''):
+def fmt(v):
     if v is None:
         return '-'
     a = abs(v)
-    return (f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}') + unit
+    return (f'{v:.0f}' if a >= 100 else f'{v:.1f}' if a >= 10 else f'{v:.2f}')
 
 
 def cpu_key(w):
@@ -427,9 +425,9 @@ def main():
         with open(sys.argv[2]) as f:
             return kunit_tap(json.load(f), sys.argv[3], [])
     logf, outdir, command = sys.argv[1:4]
-    rounds, pool, percpu, bench, steps, outside = parse_console(logf)
     with open(logf, errors='replace') as f:
         log = f.read()
+    rounds, pool, percpu, bench, steps, outside = parse_console(log)
     cmdline = dict(re.findall(r'\b(nta[a-z]+)=(\S+)', (re.findall(r'Command line: (.*)', log) or [''])[0]))
     nrounds, _, secs = cmdline.get('ntademo', '?,?').partition(',')
     with open('/proc/cpuinfo') as f:

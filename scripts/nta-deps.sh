@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The Debian packages the tooling needs, installed when missing (a non-root
-# user gets the command).  --check: only report; exit 1 if any is missing.
+# user gets the command).
 . "$(dirname "$0")/nta-lib.sh"
 
 pkgs=(
@@ -19,7 +19,6 @@ for p in "${pkgs[@]}"; do
 	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
 done
 [ ${#missing[@]} = 0 ] && { info "all ${#pkgs[@]} packages present"; exit 0; }
-[ "${1:-}" = --check ] && { echo "missing packages: ${missing[*]}"; exit 1; }
 [ "$(id -u)" = 0 ] || die "these Debian packages are missing and installing them needs root:" \
 	"${missing[*]}; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}"
 info "installing: ${missing[*]}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make kernel FLAVOUR=perf|debug|rt|kcsan, make w1 (README.md): tinyconfig +
 # tools/testing/selftests/nta/config (+ config.<flavour> but for perf) in
-# out/build-<flavour>.  NTA_CONFIG_EXTRA=FILE adds one more fragment.
+# out/build-<flavour>.
 #   scripts/nta-kernel.sh FLAVOUR [w1]
 . "$(dirname "$0")/nta-lib.sh"
 
@@ -27,7 +27,6 @@ fi
 
 frags=("$NTA_ROOT/tools/testing/selftests/nta/config")
 [ $flavour = perf ] || frags+=("${frags[0]}.$flavour")
-[ -n "${NTA_CONFIG_EXTRA:-}" ] && frags+=("$NTA_CONFIG_EXTRA")
 log=$NTA_LOGS/kernel-$flavour-config.log
 nta_config "$B" "$log" tinyconfig "${frags[@]}"
 

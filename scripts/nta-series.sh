@@ -12,7 +12,7 @@
 # from the tip), the rest of its diff the .diff, its message the .msg; what
 # is already equivalent is left alone, so series -> refresh changes nothing.
 # Slugs travel as git notes (refs/notes/nta-slug).
-#   scripts/nta-series.sh series|refresh|verify|cover   (cover: a new @RESULTS@)
+#   scripts/nta-series.sh series|refresh|cover   (cover: a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
 P=$NTA_ROOT/patches
@@ -309,7 +309,6 @@ step_banner "${1:-series}: patches/series <-> branch nta of ${NTA_TREE#$NTA_ROOT
 case ${1:-series} in
 series) cmd_series ;;
 refresh) cmd_refresh ;;
-verify) verify ;;
 cover) load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
-*) die "usage: $0 series|refresh|verify|cover" ;;
+*) die "usage: $0 series|refresh|cover" ;;
 esac
