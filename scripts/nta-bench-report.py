@@ -68,9 +68,8 @@ RULE_RE = re.compile(r'={20,}\s*$')
 
 
 def kcsan_outside_nta(lines):
-    """The line numbers of the KCSAN reports (===== to =====) that involve no
-    NTA function or file, and their titles: the KCSAN flavour of make check
-    fails on races in NTA and lists the kernel's others."""
+    """The lines of the KCSAN reports (===== to =====) that involve no NTA
+    function or file, and their titles (make check lists, not fails, them)."""
     skip, titles = set(), []
     for i, line in enumerate(lines):
         m = KCSAN_RE.search(line)
@@ -125,14 +124,12 @@ WORKLOADS = [
 SHORT = {w[0]: w[3] for w in WORKLOADS}
 
 
-def num(v, float_ok=True):
-    try:
-        return float(v) if float_ok and '.' in v else int(v)
-    except ValueError:
-        return v
-
-
 def parse_console(log):
+    def num(v, float_ok=True):
+        try:
+            return float(v) if float_ok and '.' in v else int(v)
+        except ValueError:
+            return v
     rounds, pool, percpu, bench, steps, outside = [], {}, [], [], {}, []
     open_round, state = None, {}
     for n, line in enumerate((x.rstrip('\r') for x in log.split('\n')), 1):
@@ -165,11 +162,6 @@ def parse_console(log):
     return rounds, pool, percpu, bench, steps, outside
 
 
-def stats(vals):
-    return vals and {'median': statistics.median(vals), 'min': min(vals),
-                     'max': max(vals), 'n': len(vals), 'values': vals} or None
-
-
 def fmt(v):
     if v is None:
         return '-'
@@ -182,6 +174,9 @@ def cpu_key(w):
 
 
 def setting(rs):
+    def stats(vals):
+        return vals and {'median': statistics.median(vals), 'min': min(vals),
+                         'max': max(vals), 'n': len(vals), 'values': vals} or None
     ok = [r for r in rs if not r['why']]
     cpu_s = lambda r: (r.get('sys', 0) + r.get('soft', 0)) / USER_HZ  # noqa: E731
     return rs and {
@@ -261,12 +256,10 @@ def table(res, pool, percpu, bench, problems, meta):
             u = unit(w) if unit else (n or m or {}).get('unit', '')
             p(row(w['label'], (f'{u:<7}', fmt_stat(n and n[key(w)]), fmt_stat(m and m[key(w)]),
                                'REFUSED' if w['refused'] else fmt(w[rkey])), w5))
-    out += ['', 'skb head memory in the NTA rounds: bytes reserved per byte requested, live heads',
-            'sampled every 0.5 s (kmalloc = what kmalloc_reserve() would hold for the same heads:',
-            'skb_small_head_cache objects up to their size, else kmalloc_size_roundup()); fallback:',
-            'heads NTA did not serve; pool peak: largest NTA footprint sampled; avg free:',
-            'free bytes in the pool, mean of the samples; remote: heads freed on another CPU',
-            '(queued to the owner); grows/k: blocks the pool grew by per 1000 heads']
+    out += ['', 'skb head memory in the NTA rounds: bytes reserved per byte requested, live heads sampled',
+            'every 0.5 s (kmalloc: what kmalloc_reserve() would hold for the same heads); fallback:',
+            'heads NTA did not serve; pool peak: largest footprint sampled; avg free: mean free bytes',
+            'in the pool; remote: heads freed on another CPU; grows/k: blocks grown per 1000 heads']
     w8 = (8, 5, 7, 6, 8, 9, 8, 6, 7)
     p(row('workload', ('avg live', 'NTA', 'kmalloc', 'NTA/km', 'fallback', 'pool peak', 'avg free',
                        'remote', 'grows/k'), w8))
@@ -322,10 +315,9 @@ def summary(res, meta):
 
 def fragmentation(pool, percpu):
     """Free bytes in partly used blocks, summed over CPUs, and whether exact.
-    Per CPU, with D = max_size (a block's data bytes), B blocks and F free
-    bytes, U = B*D - F are used and the m partly used blocks hold m*D - U
-    free: U = 0, none; largest_free < D (no wholly free block), all of F;
-    else m >= ceil(U / D), a lower bound."""
+    Per CPU, with D = max_size, B blocks and F free bytes, U = B*D - F are used
+    and the m partly used blocks hold m*D - U free: U = 0, none; largest_free
+    < D (no wholly free block), all of F; else m >= ceil(U / D), a lower bound."""
     d = pool.get('max_size')
     if not d or len(percpu) < 2 or not {'free_bytes', 'largest_free', 'blocks'} <= set(percpu[0]):
         return None
@@ -411,14 +403,13 @@ def plot(res, outdir):
     return None
 
 
-def run(*cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ''
-
-
 def main():
+    def run(*cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ''
+
     if sys.argv[1:2] == ['--splats']:
         return scan_splats(sys.argv[2:])
     if sys.argv[1:2] == ['--kunit']:

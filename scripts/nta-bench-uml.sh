@@ -24,7 +24,6 @@ nta_config "$B" "$log" "" "$frag"
 log=$NTA_LOGS/bench-uml-build.log
 info "building ${B#$NTA_ROOT/}/linux (log: ${log#$NTA_ROOT/})"
 nta_build uml "$log" linux || fail_log "$log" "UML build failed"
-info "linux: $(du -h "$B/linux" | cut -f1)"
 
 # The guest's init: the host's own /bin/sh and tools, seen through hostfs.
 init=$D/init

@@ -4,11 +4,9 @@
 # virtio-net on user networking (restrict=on: the guest reaches nothing
 # outside), under a hard timeout.  No plan: an interactive shell; with one,
 # the console in <outdir>/<name>.log, exit 0 once NTA-PLAN-DONE was seen.
-#   scripts/nta-boot.sh [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]
-# -N: two NUMA nodes, one CPU (its own socket: cores of a socket share a
-#     cache, which the kernel refuses across nodes) on each.
-# -u: netconsole: the guest's UDP to 10.0.2.2:<port> lands in
-#     <outdir>/<name>.netconsole.txt; ntanetcons=<port> tells the guest.
+# -N: two NUMA nodes, a CPU (of its own socket: the kernel refuses a cache
+# shared across nodes) on each.  -u: the guest's netconsole (UDP to
+# 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
 #   NTA-TEST-START <test>, then the test's TAP lines (column 0) and

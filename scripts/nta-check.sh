@@ -59,9 +59,10 @@ abort() {	# WHAT: fatal, the rest cannot run
 	result "not ok" "remaining steps not run (after: $1)"
 	finish
 }
+# must NAME LOG CMD...: a step the rest needs.
+must() { step "$@" || abort "$1 (log: $2)"; }
 
-step "deps: Debian packages" "$NTA_LOGS/check-deps.log" "$NTA_ROOT/scripts/nta-deps.sh" ||
-	abort "deps: installing the Debian packages"
+must "deps: Debian packages" "$NTA_LOGS/check-deps.log" "$NTA_ROOT/scripts/nta-deps.sh"
 result ok "deps: Debian packages present"
 
 hlog=$NTA_LOGS/check-harness.log
@@ -72,18 +73,15 @@ summ=$(grep -oE '[0-9]+ passed, [0-9]+ failed' "$hlog" | tail -1)
 [ "$hrc" = 0 ] && [[ $summ =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] && hrc=ok || hrc="not ok"
 result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N failed' line} (log $hlog)"
 
-step "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-tree.sh" ||
-	abort "tree: base kernel tree in out/tree"
+must "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-tree.sh"
 result ok "tree: base tree $(git -C "$NTA_TREE" log -1 --format=%s nta-base)"
-step "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log" \
-	"$NTA_ROOT/scripts/nta-series.sh" series || abort "series: assembling out/series/ (see $NTA_LOGS/check-series.log)"
+must "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log" "$NTA_ROOT/scripts/nta-series.sh"
 result ok "series: $(git -C "$NTA_TREE" rev-list --count nta-base..nta) patches on branch nta, exported to out/series/"
 result ok "series: git am of out/series/ applies to a pristine base"
 
 banner "checkpatch --strict on out/series/"
-for p in "$NTA_OUT"/series/0*.patch; do
+for p in $(ls "$NTA_OUT"/series/*.patch | grep -v /0000-cover-letter); do
 	b=$(basename "$p" .patch)
-	[ "$b" = 0000-cover-letter ] && continue
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
 	(cd "$NTA_TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-color "$p") \
 		>"$CHK/checkpatch-$b.txt" 2>&1
@@ -121,8 +119,7 @@ result ok "kernel: $FLAVOUR bzImage built"
 verdict $? "kernel: no compiler warnings in files the series touches" \
 	"kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
 
-step "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh" ||
-	abort "initramfs: building out/initramfs.cpio.gz"
+must "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
 # upstream_netconsole_splat LOG: LOG has mainline's netconsole lockdep report

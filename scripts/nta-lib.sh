@@ -12,10 +12,7 @@ NTA_TREE=${NTA_TREE:-$NTA_OUT/tree}
 export NTA_ROOT NTA_OUT NTA_TREE NTA_T0
 mkdir -p "$NTA_LOGS"
 
-nta_elapsed() {
-	local s=$(( $(date +%s) - NTA_T0 ))
-	printf '%dm%02ds' $((s / 60)) $((s % 60))
-}
+nta_elapsed() { local s=$(($(date +%s) - NTA_T0)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
 banner() { printf '==> [%s] %s\n' "$(nta_elapsed)" "$*"; }
 # The banner a script prints for itself, unless make check's step() already did.

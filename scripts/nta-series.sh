@@ -165,7 +165,6 @@ does it change a new file of a later patch, or do the new files not contain its 
 export_series() {
 	local cover=$SERIES_OUT/0000-cover-letter.patch results
 	rm -rf "$SERIES_OUT"; mkdir -p "$SERIES_OUT"
-	[ "$1" = 0 ] && { info "the series is empty (patches/series lists no patch): nothing to export"; return 0; }
 	# RFC while the base is 6.12.y: net-next patches must apply to net-next.
 	T -c user.name="$NAME" -c user.email="$MAIL" format-patch -q --cover-letter \
 		--subject-prefix='RFC PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
@@ -175,12 +174,9 @@ export_series() {
 		/^ create mode [0-7]+ / { next }
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
 		/^\*\*\* BLURB HERE \*\*\*$/ {
-			if ((getline line < body) <= 0) { print "(cover letter placeholder: write patches/cover-letter.txt)"; next }
-			do {
+			while ((getline line < body) > 0)
 				if (line != "@RESULTS@") print line
-				else if (results == "") print "  (no results yet: run make demo)"
-				else while ((getline r < results) > 0) print r
-			} while ((getline line < body) > 0)
+				else while (results != "" && (getline r < results) > 0) print r
 			next
 		}
 		{ print }' "$cover" >"$cover.new" && mv "$cover.new" "$cover"
@@ -190,21 +186,15 @@ export_series() {
 # git am of out/series onto a pristine worktree of the base; same tree as nta?
 verify() {
 	local log=$NTA_LOGS/am-verify.log patches=()
-	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9]*.patch 2>/dev/null | grep -v /0000-cover-letter.patch)
-	[ ${#patches[@]} = 0 ] && { info "git am verification: empty series, nothing to apply"; return 0; }
+	mapfile -t patches < <(ls "$SERIES_OUT"/[0-9]*.patch | grep -v /0000-cover-letter.patch)
 	: >"$log"
-	if [ ! -e "$AMWT/.git" ]; then
-		T worktree prune
-		T worktree add -f --detach "$AMWT" nta-base >>"$log" 2>&1 || fail_log "$log" "git worktree add failed"
-	fi
-	git -C "$AMWT" am --abort >/dev/null 2>&1
+	[ -e "$AMWT/.git" ] || { T worktree prune && T worktree add -f --detach "$AMWT" nta-base; } >>"$log" 2>&1 ||
+		fail_log "$log" "git worktree add failed"
+	git -C "$AMWT" am --abort >/dev/null 2>&1	# of a failed run before
 	{ git -C "$AMWT" checkout -q -f --detach nta-base && git -C "$AMWT" clean -q -f -d -x; } >>"$log" 2>&1 ||
 		fail_log "$log" "cannot reset $AMWT to nta-base"
-	if ! git -C "$AMWT" -c user.name=nta-verify -c user.email=nta@localhost am --whitespace=nowarn \
-		"${patches[@]}" >>"$log" 2>&1; then
-		git -C "$AMWT" am --abort >/dev/null 2>&1
-		fail_log "$log" "out/series/ does not apply with git am to a pristine base ($(T log -1 --format=%h nta-base))"
-	fi
+	git -C "$AMWT" -c user.name=nta-verify -c user.email=nta@localhost am --whitespace=nowarn \
+		"${patches[@]}" >>"$log" 2>&1 || fail_log "$log" "out/series/ does not apply with git am to a pristine base"
 	[ "$(git -C "$AMWT" rev-parse 'HEAD^{tree}')" = "$(T rev-parse 'nta^{tree}')" ] ||
 		die "git am of out/series/ gives a different tree than branch nta"
 	info "git am verification: ${#patches[@]} patches apply to a pristine base, same tree as branch nta"
