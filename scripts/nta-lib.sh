@@ -67,13 +67,13 @@ nta_config() {
 nta_objs() { grep -cE '^ +(CC|AS) ' "$1"; }	# LOG: objects compiled
 
 # nta_build LABEL LOG TARGET...: the kernel make in the background, the
-# count of objects compiled every 15 s (of NTA_OBJS, when known).
+# count of objects compiled every 15 s.
 nta_build() {
 	local label=$1 log=$2 pid; shift 2
 	"${kmake[@]}" "$@" >"$log" 2>&1 &
 	pid=$!
 	while ! timeout 15 tail --pid=$pid -f /dev/null; do
-		info "[$label] $(nta_objs "$log")${NTA_OBJS:+/~$NTA_OBJS} objects compiled ($(nta_elapsed))"
+		info "[$label] $(nta_objs "$log") objects compiled ($(nta_elapsed))"
 	done
 	wait $pid
 }

@@ -200,11 +200,7 @@ verify() {
 	info "git am verification: ${#patches[@]} patches apply to a pristine base, same tree as branch nta"
 }
 
-slug_from_subject() {
-	local s
-	s=$(tr 'A-Z' 'a-z' <<<"${1#net: nta: }" | sed -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' | cut -c1-40)
-	echo "${s%-}"
-}
+slug_from_subject() { tr 'A-Z' 'a-z' <<<"${1#net: nta: }" | sed 's/[^a-z0-9]\+/-/g; s/^-//' | cut -c1-40 | sed 's/-$//'; }
 
 write_if_changed() {	# DEST (content on stdin); 1 when DEST already had it
 	local tmp

@@ -49,7 +49,6 @@ else
 	info "unpacking $TARBALL ($(du -h "$TARBALL" | cut -f1)) into $NTA_TREE"
 	mkdir -p "$NTA_TREE"
 	tar -xJf "$TARBALL" --strip-components=1 -C "$NTA_TREE" >>"$log" 2>&1 || fail_log "$log" "unpacking $TARBALL failed"
-	check_version "$NTA_TREE"
 	info "making the base commit (git add of $(find "$NTA_TREE" -type f | wc -l) files)"
 	t="@$(stat -c %Y "$NTA_TREE/Makefile") +0000"
 	# Debian's top-level .gitignore ignores everything: add with -f.
