@@ -21,19 +21,15 @@ say() { printf '%s\n' "$*" | tee -a "$NTA_LOGS/bisect.txt"; }
 
 # build K: check out prefix K, configure, build vmlinux; one result line.
 build() {
-	local k=$1 c=${commits[$1 - 1]} slug log=$NTA_LOGS/bisect-$1.log t0=$SECONDS w key
+	local k=$1 c=${commits[$1 - 1]} slug log=$NTA_LOGS/bisect-$1.log t0=$SECONDS w
 	slug=$(T notes --ref=refs/notes/nta-slug show "$c" 2>/dev/null | head -1)
 	slug=${slug:-$(T log -1 --format=%s "$c")}
 	info "[$(nta_elapsed)] $k/$N $slug: $(T log -1 --format=%s "$c")"
 	T checkout -q --detach "$c" >"$log" 2>&1 || { say "not ok $k/$N $slug: checkout failed ($log)"; return 1; }
-	# Kconfig again only when a Kconfig file or the fragment changed.
-	key=$({ T ls-tree -r "$c" | grep -E '(^|/)Kconfig[^/]*$'; cat "$frag"; } | sha1sum | cut -c1-40)
-	if [ "$key" != "$(cat "$B/.bisect-config-key" 2>/dev/null)" ] || [ ! -f "$B/.config" ]; then
-		rm -f "$B/.bisect-config-key"
-		(NTA_CONFIG_LAX=1 nta_config "$B" "$log.config" tinyconfig "$frag" >/dev/null) ||
-			{ say "not ok $k/$N $slug: configuration failed ($log.config)"; return 1; }
-		echo "$key" >"$B/.bisect-config-key"
-	fi
+	# Kconfig for each prefix: an earlier one lacks later patches' symbols (an
+	# unchanged .config rebuilds nothing).
+	(NTA_CONFIG_LAX=1 nta_config "$B" "$log.config" tinyconfig "$frag" >/dev/null) ||
+		{ say "not ok $k/$N $slug: configuration failed ($log.config)"; return 1; }
 	if ! "${kmake[@]}" vmlinux >>"$log" 2>&1; then
 		say "not ok $k/$N $slug: build failed after $((SECONDS - t0))s ($log):"
 		grep -E 'error:|Error [0-9]' "$log" | head -10 | sed 's/^/      | /'

@@ -75,9 +75,8 @@ watch_console() {
 		*"Run /init as init process"*)
 			[ -z "${booted:-}" ] && booted=1 && info "  kernel booted to /init in $((SECONDS - t0))s" ;;
 		NTA-HOST-IPERF\ *)
-			set -- $line
-			proto=$3 secs=${4:-3}
-			n=$((n + 1)); hl=$outdir/$name.host-$n.txt
+			read -r _ _ proto secs <<<"$line"
+			n=$((n + 1)) secs=${secs:-3} hl=$outdir/$name.host-$n.txt
 			( r="ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport"
 			  iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 \
 				$([ "$proto" = tcp-r ] && echo -R) >"$hl" 2>&1 ||

@@ -178,7 +178,6 @@ test_results() {
 # One boot runs most tests; each that provokes splats or changes the machine
 # has a boot of its own (README.md).
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
-blog=$CHK/boot-$FLAVOUR.log
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
@@ -210,7 +209,7 @@ kunit_results() {
 		result ok "[$2] KUnit results # SKIP no KUnit suite built in (CONFIG_NTA_KUNIT_TEST not set)"
 	fi
 }
-kunit_results "$blog" kunit
+kunit_results "$CHK/boot-$FLAVOUR.log" kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
 kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 

@@ -12,9 +12,8 @@ bench)	rounds=${NTA_DEMO_ROUNDS:-11} secs=${NTA_DEMO_SECS:-5} micro=${NTA_DEMO_M
 bench-micro) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
 *)	die "usage: $0 [demo|bench|bench-micro]" ;;
 esac
-[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] ||
-	die "NTA_DEMO_ROUNDS and NTA_DEMO_SECS must be positive integers"
-[[ $micro =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || die "NTA_DEMO_MICRO must be scale,rounds (e.g. 1,7)"
+[[ $rounds,$secs,$micro =~ ^[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*$ ]] ||
+	die "NTA_DEMO_ROUNDS, NTA_DEMO_SECS: positive integers; NTA_DEMO_MICRO: scale,rounds (e.g. 1,7)"
 steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
 [[ $steps =~ ^(web|iperf|udp|mem|bench)(,(web|iperf|udp|mem|bench))*$ ]] ||
 	die "NTA_DEMO_STEPS must be a subset of web,iperf,udp,mem,bench, not '$steps'"

@@ -225,7 +225,7 @@ cmd_refresh() {
 	[ -z "$(T status --porcelain -uno | head -1)" ] ||
 		die "$NTA_TREE has uncommitted changes: commit them on branch nta first (git -C $NTA_TREE commit)"
 	T merge-base --is-ancestor nta-base nta || die "branch nta is not based on nta-base"
-	local commits=() c k s subj seen=" " newf changed=0 f dp mode W
+	local commits=() c k s subj seen=" " newf changed=0 f dp mode W new newslugs=() newfiles=()
 	mapfile -t commits < <(T rev-list --reverse --topo-order nta-base..nta)
 	[ -z "$(T rev-list --min-parents=2 nta-base..nta)" ] || die "branch nta has merges; keep it linear"
 	# The sign-off to drop and the identity to turn back into @AUTHOR@: the series'.
@@ -236,7 +236,6 @@ cmd_refresh() {
 		oldfiles[${slugs[k]}]=${nfiles[k]}
 		[ -f "$P/${slugs[k]}.msg" ] && bysubj[$(head -1 "$P/${slugs[k]}.msg")]=${slugs[k]}
 	done
-	local newslugs=() newfiles=()
 	W=$(mktemp)	# a scratch index
 	for c in "${commits[@]}"; do
 		subj=$(T log -1 --format=%s "$c")
@@ -276,7 +275,6 @@ cmd_refresh() {
 	done
 	rm -f "$W"
 	# The series file, rewritten only when the entries changed (comments kept).
-	local new
 	new=$(for ((k = 0; k < ${#newslugs[@]}; k++)); do echo "${newslugs[k]}${newfiles[k]:+ ${newfiles[k]}}"; done)
 	if [ "$(series_entries)" != "$new" ]; then
 		{ awk '/^[[:space:]]*(#|$)/ { print; next } { exit }' "$P/series"; [ -n "$new" ] && echo "$new"; } |
