@@ -1,12 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""NTA demo/bench report: the guest console of make demo / make bench (the
-NTA-METRIC lines of scripts/nta-init) -> table.txt, summary.txt, results.json
-and results.svg (gnuplot); exit 1 when a round or step failed.
+"""NTA report: the console of make demo / make bench (scripts/nta-init's NTA-METRIC
+lines) -> table.txt, summary.txt, results.json and results.svg; exit 1 when a round or
+step failed.  For make check: --splats CONSOLE... (a TAP line each) and --kunit JSON TAG.
 
     nta-bench-report.py CONSOLE OUTDIR COMMAND   (rounds, steps: the console's command line)
-    nta-bench-report.py --splats CONSOLE...   (make check: a TAP line per console)
-    nta-bench-report.py --kunit JSON TAG      (make check: kunit.py parse --json -> TAP lines)
 """
 
 import json
@@ -392,13 +390,11 @@ def plot(res, outdir):
                         for i, (yl, t, base) in enumerate(PANELS)) + 'unset multiplot\n')
     if not blocks[0] and not blocks[1]:
         return 'no clean workload with both settings: no plot'
-    if os.path.exists(svg):
-        os.unlink(svg)
     try:
         r = subprocess.run(['gnuplot', script], capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
         return 'gnuplot not installed (package gnuplot-nox): no plot, data in results.dat'
-    if r.returncode != 0 or not os.path.exists(svg):
+    if r.returncode != 0:
         return 'gnuplot failed: ' + (r.stderr.strip().splitlines() or ['?'])[-1]
     return None
 

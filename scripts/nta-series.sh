@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make series / make refresh: patches/ <-> branch nta of out/tree.
-#
-# The model (README.md: "Working on the series").  New files are kept whole
-# in their FINAL state; patches/<slug>.diff changes files that exist at that
-# point (base files or new files of an EARLIER patch).
-# series: S_N = base + every diff + all new files; S_{k-1} = S_k less diff
-# k and patch k's new files; S_0 must be the base.  S_1..S_N are committed
-# on branch nta, exported to out/series/ and checked with git am.
-# refresh: per commit, its added files become the patch's new files (content
-# from the tip), the rest of its diff the .diff, its message the .msg; what
-# is already equivalent is left alone, so series -> refresh changes nothing.
-# Slugs travel as git notes (refs/notes/nta-slug).
+# make series / make refresh: patches/ <-> branch nta of out/tree.  The model
+# (README.md): new files are kept whole in their FINAL state; patches/<slug>.diff
+# changes files that exist at that point (base files or new files of an EARLIER
+# patch).  series: S_N = base + every diff + all new files; S_{k-1} = S_k less
+# diff k and patch k's new files; S_0 must be the base.  S_1..S_N are committed
+# on branch nta, exported to out/series/ and checked with git am.  refresh: per
+# commit, its added files become the patch's new files (content from the tip),
+# the rest of its diff the .diff, its message the .msg; what is already
+# equivalent is left alone, so series -> refresh changes nothing.  Slugs travel
+# as git notes (refs/notes/nta-slug).
 #   scripts/nta-series.sh series|refresh|cover   (cover: a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
