@@ -335,12 +335,9 @@ def problem_lines(res, steps, outside, meta):
     out = [f"{w['name']} round {f['round']} (nta={f['nta']}): {f['why']} (console line {f['console_line']})"
            for w in res for f in w['failed_rounds']]
     out += [f"kernel splat outside any round, all ratios refused: {s}" for s in outside[:5]]
-    for st in meta['steps_expected']:
-        rc = steps.get(st)
-        if rc is None:
-            out.append(f"guest step {st} did not end (crash or boot timeout)")
-        elif rc != 0:
-            out.append(f"guest step {st} ended with rc={rc}{' (killed by the per-step timeout)' if rc == 137 else ''}")
+    for st, rc in ((st, steps.get(st)) for st in meta['steps_expected'] if steps.get(st) != 0):
+        out.append(f"guest step {st} did not end (crash or boot timeout)" if rc is None else
+                   f"guest step {st} ended with rc={rc}{' (killed by the timeout)' if rc == 137 else ''}")
     return out
 
 

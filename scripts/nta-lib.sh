@@ -32,9 +32,8 @@ fail_log() {
 T() { git -C "$NTA_TREE" "$@"; }
 nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
 
-# nta_kmake BUILD-DIR [SOURCE-DIR]: the kernel make command for an
-# out-of-tree build, in the array kmake (with ccache when present: paths
-# below out/ are hashed relative, so another clone hits the cache).
+# nta_kmake BUILD-DIR [SOURCE-DIR]: the array kmake, make for an out-of-tree build
+# (with ccache: paths below out/ are hashed relative, so another clone hits the cache).
 nta_kmake() {
 	export ARCH=x86_64 KBUILD_BUILD_USER=nta KBUILD_BUILD_HOST=nta \
 		KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2025}"
@@ -45,10 +44,9 @@ nta_kmake() {
 	fi
 }
 
-# nta_config BUILD-DIR LOG BASE FRAGMENT...: the .config of make BASE
-# (tinyconfig; "" for Kconfig's defaults alone) and the fragments, merged
-# by the tree's merge_config.sh; fails when a fragment option did not take
-# ("is not set" is also met by a symbol absent from .config), unless
+# nta_config BUILD-DIR LOG BASE FRAGMENT...: make BASE ("": Kconfig's defaults)
+# and the fragments merged by merge_config.sh; fails when a fragment option did
+# not take ("is not set" is also met by a symbol absent from .config), unless
 # NTA_CONFIG_LAX is set (check-bisect: early prefixes lack NTA's symbols).
 nta_config() {
 	local b=$1 log=$2 base=$3 s bad=(); shift 3

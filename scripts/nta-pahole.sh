@@ -14,7 +14,6 @@ T worktree add -f --detach "$P/base-src" nta-base >/dev/null 2>&1 || die "git wo
 for v in base nta; do
 	src=$NTA_TREE
 	[ $v = base ] && src=$P/base-src
-	mkdir -p "$P/$v"
 	info "$v: net/core/skbuff.o with -g (log: ${P#$NTA_ROOT/}/$v.log)"
 	nta_kmake "$P/$v" "$src"
 	("${kmake[@]}" -s "$cfg" && "${kmake[@]}" -s KCFLAGS=-g net/core/skbuff.o) \
