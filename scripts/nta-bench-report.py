@@ -21,10 +21,9 @@ SPLAT_RE = re.compile(r'BUG:|WARNING:|KASAN|UBSAN|possible recursive locking|'
                       r'inconsistent lock state|Call Trace|Kernel panic|Oops|'
                       r'general protection fault|detected stall|^={20,}$')
 KTIME_RE = re.compile(r'^.*?\[ *[0-9]+\.[0-9]+\] ?')
-# Marks a test prints around what it provokes: (state key, on/off).  While
-# 'fpa' is on (nta_isolation.sh's fail_page_alloc, mem_pressure's churner
-# that the OOM killer may take) a Call Trace is expected; while 'expected'
-# is on (the KASAN KUnit cases, the usercopy test) every splat is.
+# Marks a test prints around what it provokes: while 'fpa' is on (fail_page_alloc
+# armed, mem_pressure's churner that the OOM killer may take) a Call Trace is
+# expected; while 'expected' is on (KASAN KUnit cases, usercopy) every splat is.
 MARKS = {
     'nta_isolation: fail_page_alloc armed': ('fpa', True),
     'nta_isolation: fail_page_alloc disarmed': ('fpa', False),
@@ -36,8 +35,7 @@ MARKS = {
 
 
 def splat(line, state):
-    """The kernel message of LINE if it is an unexpected splat, else None
-    (STATE: the marks seen so far in this log)."""
+    """LINE's kernel message if an unexpected splat (STATE: the marks seen so far)."""
     if not KTIME_RE.match(line):
         return None
     msg = KTIME_RE.sub('', line, count=1)
@@ -66,8 +64,8 @@ RULE_RE = re.compile(r'={20,}\s*$')
 
 
 def kcsan_outside_nta(lines):
-    """The lines of the KCSAN reports (===== to =====) that involve no NTA
-    function or file, and their titles (make check lists, not fails, them)."""
+    """The lines and titles of the KCSAN reports (===== to =====) that involve no
+    NTA function or file (make check lists, not fails, them)."""
     skip, titles = set(), []
     for i, line in enumerate(lines):
         m = KCSAN_RE.search(line)
@@ -238,11 +236,11 @@ def table(res, pool, percpu, bench, problems, meta):
            f"{meta['date']}, repository {meta['commit']}, {meta['qemu']}",
            f"{meta['rounds']} rounds per setting, {meta['secs']} s each, interleaved "
            f"(on, off, on, off, ...) in one boot;",
-           "figures: median [min-max] of the rounds; NTA/main: ratio of the medians.",
-           "Under TCG emulation only the ratios mean something, not the absolute figures."]
+           "figures: median [min-max] of the rounds; NTA/main: ratio of the medians (under TCG"
+           " emulation only the ratios mean something, not the absolute figures)."]
     p = out.append
     kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
-    fmt_stat = lambda st: f"{fmt(st['median'])} [{fmt(st['min'])}-{fmt(st['max'])}]" if st else '-'  # noqa: E731
+    fmt_stat = lambda s: f"{fmt(s['median'])} [{fmt(s['min'])}-{fmt(s['max'])}]" if s else '-'  # noqa
     w5 = (7, 24, 24, 9)
     for title, key, unit, rkey in (
             ('Throughput (higher is better)', lambda w: 'value', None, 'ratio'),
@@ -287,14 +285,13 @@ def table(res, pool, percpu, bench, problems, meta):
             p(f"fragmentation: free bytes in partly used blocks {'' if frag[1] else '>= '}"
               f"{kib(frag[0], 1)} KiB ({pct(frag[0]):.1f}% of the footprint; "
               f"{'exact' if frag[1] else 'lower bound'}, from the per-CPU free and largest-free figures)")
-        p('since boot (KUnit at boot and nta/bench included): ' + ', '.join(f"{k.replace('_', ' ')} {g(k)}" for k in (
-            'allocs', 'remote_frees', 'grows', 'returns', 'failures', 'fallbacks', 'bad_frees')))
-    if problems:
-        out += ['', 'PROBLEMS (no ratio is printed for a workload with a failed round):']
-        out += ['  ' + x for x in problems]
-    if bench:
-        out += ['', 'Microbenchmark (debugfs nta/bench, CONFIG_NTA_BENCH), verbatim:']
-        out += ['  ' + b for b in bench]
+        p('since boot (KUnit at boot and nta/bench included): ' + ', '.join(
+            f"{k.replace('_', ' ')} {g(k)}"
+            for k in ('allocs', 'remote_frees', 'grows', 'returns', 'failures', 'fallbacks', 'bad_frees')))
+    for title, lines in (('PROBLEMS (no ratio is printed for a workload with a failed round):', problems),
+                         ('Microbenchmark (debugfs nta/bench, CONFIG_NTA_BENCH), verbatim:', bench)):
+        if lines:
+            out += ['', title] + ['  ' + x for x in lines]
     return '\n'.join(out) + '\n'
 
 
@@ -360,8 +357,7 @@ PANELS = (('throughput / mainline median', 'Throughput (higher is better)', 'mai
 
 
 def plot(res, outdir):
-    """results.dat and results.gp, from which gnuplot draws results.svg: a
-    panel of PANELS per data block, each row "label NTA lo hi base lo hi"."""
+    """results.dat (a block per panel) and results.gp, drawn by gnuplot as results.svg."""
     dat, script, svg = (os.path.join(outdir, 'results.' + x) for x in ('dat', 'gp', 'svg'))
     blocks = []
     for keyf in (lambda w: 'value', cpu_key):

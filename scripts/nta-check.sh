@@ -75,7 +75,8 @@ result "$hrc" "[harness] userspace allocator harness: ${summ:-no 'N passed, N fa
 
 must "tree: base kernel tree" "$NTA_LOGS/check-tree.log" "$NTA_ROOT/scripts/nta-tree.sh"
 result ok "tree: base tree $(git -C "$NTA_TREE" log -1 --format=%s nta-base)"
-must "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log" "$NTA_ROOT/scripts/nta-series.sh"
+must "series: assemble, format-patch, git am check" "$NTA_LOGS/check-series.log" \
+	"$NTA_ROOT/scripts/nta-series.sh"
 result ok "series: $(git -C "$NTA_TREE" rev-list --count nta-base..nta) patches on branch nta, exported to out/series/"
 result ok "series: git am of out/series/ applies to a pristine base"
 
@@ -122,8 +123,7 @@ verdict $? "kernel: no compiler warnings in files the series touches" \
 must "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
-# upstream_netconsole_splat LOG: LOG has mainline's netconsole lockdep report
-# (README.md: about once in six; no NTA lock).
+# upstream_netconsole_splat LOG: LOG has mainline's netconsole lockdep report (README.md).
 upstream_netconsole_splat() {
 	grep -qE 'WARNING: (HARDIRQ-safe -> HARDIRQ-unsafe lock order detected|inconsistent lock state)' "$1" &&
 		grep -q '(target_list_lock){.*}, at: write_msg' "$1" && grep -q '(_xmit_ETHER' "$1"

@@ -76,8 +76,7 @@ nta_build() {
 	wait $pid
 }
 
-# touched_warnings LOG: compiler warnings in files the series adds or
-# changes (the base tree has its own, not ours).
+# touched_warnings LOG: compiler warnings in files the series adds or changes.
 touched_warnings() {
 	grep -E 'warning:' "$1" | grep -F -f <(T diff --name-only nta-base nta | grep . || echo /nonexistent/)
 }

@@ -88,12 +88,12 @@ cmd_series() {
 	load_series
 	identity
 	local N=${#slugs[@]} k s f p m hash date c=nta-base trees=() excl=() log=$NTA_LOGS/series.log
+	local -x GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL
 	: >"$log"
 	for ((k = 0; k < N; k++)); do
 		s=${slugs[k]}
 		[ -f "$P/$s.msg" ] || die "patches/$s.msg missing (commit message of patch '$s')"
 		for f in ${nfiles[k]}; do
-			[ -f "$NTA_ROOT/$f" ] || die "patches/series: patch '$s' adds $f, which is not in the repository"
 			T cat-file -e "nta-base:$f" 2>/dev/null &&
 				die "patches/series: $f (patch '$s') exists in the base tree; its changes belong in patches/$s.diff"
 		done
@@ -122,7 +122,8 @@ cmd_series() {
 	done
 	for f in $allnew; do
 		m=100644 && [ -x "$NTA_ROOT/$f" ] && m=100755
-		TI update-index --add --cacheinfo "$m,$(T hash-object -w "$NTA_ROOT/$f"),$f" || die "cannot add $f"
+		TI update-index --add --cacheinfo "$m,$(T hash-object -w "$NTA_ROOT/$f"),$f" ||
+			die "patches/series adds $f, which is not in the repository"
 	done
 	trees[N]=$(TI write-tree)
 	# Backwards: S_{k-1} = S_k - diff k - new files of k; S_0 must be the base.
@@ -145,9 +146,8 @@ does it change a new file of a later patch, or do the new files not contain its 
 		s=${slugs[k - 1]}
 		[ "${trees[k]}" != "${trees[k - 1]}" ] || die "patch $k '$s' changes nothing"
 		git interpret-trailers --trailer "Signed-off-by: $IDENT" "$P/$s.msg" >"$W/msg"
-		c=$(GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
-			GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
-			T commit-tree "${trees[k]}" -p "$c" -F "$W/msg" 2>>"$log") || fail_log "$log" "commit of patch $k '$s' failed"
+		c=$(GIT_AUTHOR_DATE="@$((date + k)) +0000" GIT_COMMITTER_DATE="@$((date + k)) +0000" \
+			T commit-tree "${trees[k]}" -p "$c" -F "$W/msg" 2>>"$log") || fail_log "$log" "commit $k failed"
 		T notes --ref=$NOTES add -f -m "$s" "$c" >>"$log" 2>&1
 		info "$(printf '%2d/%d' $k $N) $s: $(T log -1 --format=%s "$c") ($(T diff --shortstat "$c^" "$c" | sed 's/^ //'))"
 	done
@@ -198,7 +198,9 @@ verify() {
 	info "git am verification: ${#patches[@]} patches apply to a pristine base, same tree as branch nta"
 }
 
-slug_from_subject() { tr 'A-Z' 'a-z' <<<"${1#net: nta: }" | sed 's/[^a-z0-9]\+/-/g; s/^-//' | cut -c1-40 | sed 's/-$//'; }
+slug_from_subject() {
+	tr 'A-Z' 'a-z' <<<"${1#net: nta: }" | sed 's/[^a-z0-9]\+/-/g; s/^-//' | cut -c1-40 | sed 's/-$//'
+}
 
 write_if_changed() {	# DEST (content on stdin); 1 when DEST already had it
 	local tmp
