@@ -154,7 +154,6 @@ does it change a new file of a later patch, or do the new files not contain its 
 	T checkout -q -f -B nta "$c" >>"$log" 2>&1 || fail_log "$log" "cannot check out branch nta in $NTA_TREE"
 	export_series "$N"
 	echo "$hash $(T rev-parse nta)" >"$STAMP"
-	rm -rf "$W"; trap - EXIT
 	verify
 }
 
