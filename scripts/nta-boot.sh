@@ -77,10 +77,10 @@ watch_console() {
 		NTA-HOST-IPERF\ *)
 			read -r _ _ proto secs <<<"$line"
 			n=$((n + 1)) secs=${secs:-3} hl=$outdir/$name.host-$n.txt
-			( r="ok - host iperf3 client ($proto, ${secs}s) to guest via hostfwd 127.0.0.1:$hport"
+			( r="ok - host iperf3 client ($proto, ${secs}s) to the guest via hostfwd"
 			  iperf3 -c 127.0.0.1 -p "$hport" -t "$secs" --connect-timeout 10000 \
 				$([ "$proto" = tcp-r ] && echo -R) >"$hl" 2>&1 ||
-				r="not ok - host iperf3 client ($proto) to guest via 127.0.0.1:$hport failed (see $hl)"
+				r="not ok - host iperf3 client ($proto) to the guest failed (see $hl)"
 			  echo "$r" >>"$htap" ) &
 			;;
 		esac
