@@ -197,10 +197,9 @@ def build(rounds, outside):
              'failed_rounds': [{'nta': r['nta'], 'round': r.get('r'), 'why': '; '.join(r['why']),
                                 'console_line': r['line']} for r in rs if r['why']]}
         w['refused'] = bool(w['failed_rounds'] or outside)
-        w['ratio'] = w['cpu_ratio'] = None
-        if w['nta'] and w['mainline'] and not w['refused']:
-            w['ratio'] = ratio(w['nta']['value'], w['mainline']['value'])
-            w['cpu_ratio'] = ratio(w['nta'][cpu_key(w)], w['mainline'][cpu_key(w)])
+        n, m = ({}, {}) if w['refused'] else (w['nta'] or {}, w['mainline'] or {})
+        w['ratio'] = ratio(n.get('value'), m.get('value'))
+        w['cpu_ratio'] = ratio(n.get(cpu_key(w)), m.get(cpu_key(w)))
         w['memory'] = mem_of([r for r in rs if r['nta'] == '1' and not r['why']])
         res.append(w)
     return res

@@ -9,9 +9,8 @@
 # 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
-#   NTA-TEST-START <test>, then the test's TAP lines (column 0) and
-#   NTA-METRIC <key> <value...> (numbers for the demo's tables), then
-#   NTA-TEST-END <test> <rc> (137: killed by the per-test timeout).
+#   NTA-TEST-START <test>, the test's TAP lines (column 0) and NTA-METRIC <key> <value...>
+#   (numbers for the demo's tables), NTA-TEST-END <test> <rc> (137: killed by the timeout).
 #   NTA-HOST-IPERF 5201 <tcp|tcp-r> <secs>: the guest's `iperf3 -s -1 -p 5201`
 #       wants a client: the runner runs `iperf3 -c` (tcp-r: -R) through the
 #       hostfwd, output in <name>.host-<n>.txt, a TAP line in <name>.host.tap.

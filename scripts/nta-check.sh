@@ -174,8 +174,7 @@ test_results() {
 		}' "$2" 2>/dev/null
 }
 
-# One boot runs most tests; each that provokes splats or changes the machine
-# has a boot of its own (README.md).
+# One boot runs most tests; one that provokes splats or changes the machine has its own.
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
