@@ -109,6 +109,9 @@ for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 	verdict $? "kernel-doc $f: no warnings" "kernel-doc $f: $(grep -c . <<<"$kd") warnings" || head -10 <<<"$kd" | sed 's/^/      /'
 done
 
+step "pahole: skbuff.o with NET_NTA off" "$NTA_LOGS/check-pahole.log" "$NTA_ROOT/scripts/nta-pahole.sh"
+verdict $? "pahole: skbuff.o builds with NET_NTA off (x86_64_defconfig), struct sk_buff keeps its size" \
+	"pahole: skbuff.o with NET_NTA off (x86_64_defconfig) does not build, or struct sk_buff changed size"
 klog=$NTA_LOGS/check-kernel-$FLAVOUR.log
 if ! step "kernel: $FLAVOUR build" "$klog" "$NTA_ROOT/scripts/nta-kernel.sh" "$FLAVOUR"; then
 	grep -q 'config options dropped' "$klog" && abort "kernel: $FLAVOUR config lost fragment options"

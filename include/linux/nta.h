@@ -128,6 +128,11 @@ static inline void nta_free(void *ptr, unsigned int size)
 {
 }
 
+static inline unsigned int nta_object_size(unsigned int size)
+{
+	return size;
+}
+
 static inline unsigned int nta_max_size(void)
 {
 	return 0;
