@@ -631,6 +631,14 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 }
 
+/* Room for one more object of @units units, in its bin and in the CPU's. */
+static __always_inline bool nta_bin_has_room(const struct nta_cpu *c,
+					     unsigned int units)
+{
+	return c->bin_nr[units] < nta_bin_cap[units] &&
+	       c->bin_units + units <= NTA_BINS_UNITS;
+}
+
 /* An object goes into its bin: no longer live, but not merged yet either. */
 static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 					 unsigned int units)
@@ -1319,8 +1327,7 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 	 */
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
-	if (mine && nta_enabled() && c->bin_nr[units] < nta_bin_cap[units] &&
-	    c->bin_units + units <= NTA_BINS_UNITS)
+	if (mine && nta_enabled() && nta_bin_has_room(c, units))
 		nta_bin_push(c, obj, units);
 	else
 		nta_free_units(pool, blk, unit, units, released);
@@ -1561,8 +1568,7 @@ void nta_free(void *ptr, unsigned int size)
 	if (unlikely((off & (NTA_UNIT - 1)) ||
 		     blk->cls[off >> NTA_UNIT_SHIFT] != units ||
 		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
-		     c->bin_nr[units] >= nta_bin_cap[units] ||
-		     c->bin_units + units > NTA_BINS_UNITS))
+		     !nta_bin_has_room(c, units)))
 		goto slow_exit;
 	if (want_init_on_free())
 		memset(ptr, 0, size);

@@ -1516,24 +1516,36 @@ static void nta_batch_hotplug(struct kunit *test)
 }
 
 /*
+ * Pin the test to a CPU and drain every pool; *@busy is then that CPU's
+ * block count.  Returns an array for @busy + @extra whole-block objects.
+ */
+static void **nta_tblock_objs(struct kunit *test, struct nta_pool **pool,
+			      unsigned int *busy, unsigned int extra)
+{
+	void **objs;
+
+	*pool = &nta_tcpu(nta_tpin(test, -1))->pool;
+	nta_drain_all();
+	*busy = READ_ONCE((*pool)->nr_blocks);
+	objs = kunit_kcalloc(test, *busy + extra, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	return objs;
+}
+
+/*
  * Whole-block objects beyond what the pool has force growth; freeing them
  * gives back every grown block, and the reserve stays.
  */
 static void nta_grow_and_return(struct kunit *test)
 {
-	unsigned int cpu, blocks0, n, i;
+	unsigned int blocks0, n, i;
 	struct nta_stats s0, s1, s2;
 	struct nta_pool *pool;
 	void **objs;
 
 	nta_tneed_ready(test);
-	cpu = nta_tpin(test, -1);
-	pool = &nta_tcpu(cpu)->pool;
-	nta_drain_all();
-	blocks0 = READ_ONCE(pool->nr_blocks);
+	objs = nta_tblock_objs(test, &pool, &blocks0, 2);
 	n = blocks0 + 2;
-	objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, objs);
 
 	nta_tstats(&s0);
 	for (i = 0; i < n; i++)
@@ -1761,20 +1773,15 @@ static void nta_tfill_blocks(struct kunit *test, void **objs, unsigned int n)
 static void nta_spares_follow_churn(struct kunit *test)
 {
 	const unsigned int extra = NTA_SPARE_BLOCKS + 4;
-	unsigned int cpu, busy, i, ms, released;
+	unsigned int busy, i, ms, released;
 	struct nta_pool *pool;
 	void **objs;
 
 	nta_tneed_ready(test);
 	if (!nta_enabled())
 		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	cpu = nta_tpin(test, -1);
-	pool = &nta_tcpu(cpu)->pool;
-	nta_drain_all();
+	objs = nta_tblock_objs(test, &pool, &busy, extra);
 	KUNIT_ASSERT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
-	busy = READ_ONCE(pool->nr_blocks);
-	objs = kunit_kcalloc(test, busy + extra, sizeof(*objs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, objs);
 	nta_tfill_blocks(test, objs, busy + extra);
 	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
 
@@ -1821,17 +1828,12 @@ static void nta_spares_shrinker_resets(struct kunit *test)
 {
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
 	const unsigned int extra = NTA_SPARE_BLOCKS + 4;
-	unsigned int cpu, busy, i, released;
+	unsigned int busy, i, released;
 	struct nta_pool *pool;
 	void **objs;
 
 	nta_tneed_ready(test);
-	cpu = nta_tpin(test, -1);
-	pool = &nta_tcpu(cpu)->pool;
-	nta_drain_all();
-	busy = READ_ONCE(pool->nr_blocks);
-	objs = kunit_kcalloc(test, busy + extra, sizeof(*objs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, objs);
+	objs = nta_tblock_objs(test, &pool, &busy, extra);
 	nta_tfill_blocks(test, objs, busy + extra);
 	nta_tchurn(test, pool, objs, busy, extra);
 	KUNIT_ASSERT_EQ(test, pool->spares, 2 * NTA_SPARE_BLOCKS);
