@@ -15,16 +15,16 @@
  * once (kinder to slab than SLUB's kept partials); above 8 KiB, page-order
  * allocations.  NTA runs one pool with no reserve, so both give memory
  * back as soon as they can, but for the one spare block NTA keeps.  Each
- * trace runs twice through NTA, without and with a model of nta.c's bins
- * (below).  Reported: bytes reserved per byte requested (rounding only),
- * peak footprint, the time average of footprint per live byte requested
- * (rounding plus fragmentation), and of external fragmentation: the share
- * of NTA's footprint that no live object reserves (free chunks, binned
- * objects, the spare).
+ * trace runs twice through NTA, without and with the harness's model of
+ * nta.c's bins (bins.c).  Reported: bytes reserved per byte requested
+ * (rounding only), peak footprint, the time average of footprint per live
+ * byte requested (rounding plus fragmentation), and of external
+ * fragmentation: the share of NTA's footprint that no live object
+ * reserves (free chunks, binned objects, the spare).
  */
 #include <math.h>
 
-#include "harness.h"
+#include "bins.h"
 
 /* ---- the kmalloc model ---- */
 
@@ -164,86 +164,6 @@ static void k_destroy(struct kmodel *k)
 	}
 }
 
-/*
- * ---- nta.c's per-CPU bins, modelled ----
- *
- * The policy of nta_free() and nta_alloc_locked() with nta_internal.h's
- * caps: an object freed goes unmerged onto the LIFO bin for its length,
- * which holds clamp(NTA_BIN_BYTES / length, 1, NTA_BIN_MAX) of them; a
- * free into a full bin merges the bin's older half first, and one that
- * would take the bins past NTA_BINS_UNITS merges them all; an allocation
- * takes the newest object of its length; before the pool grows, every bin
- * is merged and the lists are tried again.  A binned object stays
- * allocated in the core, as in nta.c, where its units stay marked used.
- * Not modelled: decay of idle bins (a trace is never idle).
- */
-#define BIN_MAX		32
-#define BIN_BYTES	(16 * 1024)
-#define BINS_UNITS	((64 * 1024) / NTA_UNIT)
-
-struct bins {
-	void *obj[NTA_NR_LISTS][BIN_MAX];	/* oldest first */
-	unsigned int nr[NTA_NR_LISTS], units;
-};
-
-static unsigned int bin_cap(unsigned int units)
-{
-	return clamp(BIN_BYTES / (units * NTA_UNIT), 1u, (unsigned int)BIN_MAX);
-}
-
-/* Merge the @merge oldest objects of bin @u into the pool. */
-static void bin_trim(struct hcpu *c, struct bins *b, unsigned int u,
-		     unsigned int merge)
-{
-	unsigned int i;
-
-	for (i = 0; i < merge; i++)
-		EXPECT(h_free(c, b->obj[u][i], u * NTA_UNIT) == NTA_FREE_OK,
-		       "bins: merge refused");
-	memmove(b->obj[u], b->obj[u] + merge,
-		(b->nr[u] - merge) * sizeof(b->obj[u][0]));
-	b->nr[u] -= merge;
-	b->units -= merge * u;
-}
-
-static void bins_flush(struct hcpu *c, struct bins *b)
-{
-	unsigned int u;
-
-	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
-		bin_trim(c, b, u, b->nr[u]);
-}
-
-static void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
-{
-	unsigned int u = nta_size_to_units(size);
-	void *p;
-
-	if (b->nr[u]) {
-		b->units -= u;
-		return b->obj[u][--b->nr[u]];
-	}
-	p = nta_pool_alloc(&c->pool, size);
-	if (!p && b->units) {
-		bins_flush(c, b);
-		p = nta_pool_alloc(&c->pool, size);
-	}
-	return p ?: h_alloc(c, size);
-}
-
-static void bins_free(struct hcpu *c, struct bins *b, void *p,
-		      unsigned int size)
-{
-	unsigned int u = nta_size_to_units(size);
-
-	if (b->nr[u] >= bin_cap(u))
-		bin_trim(c, b, u, b->nr[u] - b->nr[u] / 2);
-	if (b->units + u > BINS_UNITS)
-		bins_flush(c, b);
-	b->obj[u][b->nr[u]++] = p;
-	b->units += u;
-}
-
 /* ---- traces ---- */
 
 static unsigned int head(unsigned int frame)
@@ -337,9 +257,8 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 		for (i = 0; i < ring_n[slot]; i++) {
 			struct live *o = &objs[ring[slot][i]];
 
-			if (b)
-				bins_free(c, b, o->p, o->size);
-			else if (h_free(c, o->p, o->size) != NTA_FREE_OK)
+			if ((b ? bins_free(c, b, o->p, o->size) :
+				 h_free(c, o->p, o->size)) != NTA_FREE_OK)
 				EXPECT(0, "%s: free refused", name);
 			k_free(&k, o->size, o->kid);
 			live_req -= o->size;
@@ -392,9 +311,12 @@ static void replay(const char *name, struct draw (*gen)(struct rng *),
 				    ((double)c->pool.nr_blocks * NTA_BLOCK_SIZE);
 			samples++;
 		}
-		if (t % 65536 == 0)
+		if (t % 65536 == 0) {
 			EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0,
 			       "%s: pool at step %lu", name, t);
+			if (b)
+				EXPECT(bins_check(c, b) == 0, "%s: bins at step %lu", name, t);
+		}
 	}
 	if (b)
 		bins_flush(c, b);
@@ -441,7 +363,7 @@ static void test_frag(void)
 
 	for (i = 0; i < ARRAY_SIZE(gens); i++) {
 		replay(names[i], gens[i], steps, NULL, &res[2 * i]);
-		memset(b, 0, sizeof(*b));
+		bins_init(b);
 		replay(names[i], gens[i], steps, b, &res[2 * i + 1]);
 		/*
 		 * A guard against regressions, not the goal: the goal is 15%,
