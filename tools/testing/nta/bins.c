@@ -157,9 +157,8 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 	return NTA_FREE_OK;
 }
 
-/* One binned object: parked in @c's pool, linked to the next older one. */
-static unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
-				  unsigned int units, const void *older)
+unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
+			   unsigned int units, const void *older)
 {
 	const struct nta_block *blk = nta_block_of(obj);
 	unsigned int unit = nta_unit_of(blk, obj), end = unit + units;

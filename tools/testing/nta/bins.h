@@ -95,5 +95,8 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
  * violations were reported through t_fail().
  */
 unsigned int bins_check(const struct hcpu *c, const struct bins *b);
+/* One binned object: parked in @c's pool, linked to @older (or NULL). */
+unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
+			   unsigned int units, const void *older);
 
 #endif /* _NTA_BINS_H */

@@ -446,8 +446,8 @@ bool h_chunk_listed(const struct nta_pool *pool, const struct nta_block *blk,
 		t_fail(__FILE__, __LINE__, fmt, ##__VA_ARGS__);		\
 } while (0)
 
-unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
-			   unsigned int size)
+unsigned int h_check_live(const struct nta_pool *pool, const void *ptr,
+			  unsigned int size)
 {
 	unsigned int units = nta_size_to_units(size), unit = h_unit(ptr), end;
 	struct nta_block *blk = nta_block_of(ptr);
@@ -471,6 +471,23 @@ unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
 	if (nta_object_units(blk, unit) != units)
 		BAD("alloc %u: %p object_units %u, want %u", size, ptr,
 		    nta_object_units(blk, unit), units);
+	if (blk->cls[unit] != units)
+		BAD("alloc %u: %p length byte %u, want %u", size, ptr,
+		    blk->cls[unit], units);
+	return errors;
+}
+
+unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
+			   unsigned int size)
+{
+	unsigned int units = nta_size_to_units(size), unit = h_unit(ptr), end;
+	struct nta_block *blk = nta_block_of(ptr);
+	unsigned int errors;
+
+	end = unit + units;
+	errors = h_check_live(pool, ptr, size);
+	if (errors)
+		return errors;
 	if (!test_bit(unit - 1, blk->used))
 		BAD("alloc %u: %p has free space on its left: chunk not taken from its start",
 		    size, ptr);

@@ -185,9 +185,14 @@ unsigned int h_check_pool(const struct nta_pool *pool, unsigned int flags,
 			  struct h_pool_stats *st);
 
 /*
- * Cheap local checks after one operation: the object just allocated, or the
- * free chunk that now holds the units of the object just freed.
+ * Cheap local checks after one operation: the object just allocated (by
+ * h_check_live(), any live object: bits and length byte; by
+ * h_check_alloc(), also cut from the start of a free chunk whose
+ * remainder is listed), or the free chunk that now holds the units of the
+ * object just freed.
  */
+unsigned int h_check_live(const struct nta_pool *pool, const void *ptr,
+			  unsigned int size);
 unsigned int h_check_alloc(const struct nta_pool *pool, const void *ptr,
 			   unsigned int size);
 unsigned int h_check_freed(const struct nta_pool *pool, struct nta_block *blk,
