@@ -19,8 +19,33 @@
  * missed merge shows there.  Every 4096 operations the pool is trimmed as
  * the shrinker would, after which no wholly free block is left above the
  * reserve; the shadow hook checks every block given back has no object.
+ *
+ * model_bins runs the same stream through the model of nta.c's bins
+ * (bins.c), as nta_alloc() and nta_free() would: a unit is then owned by
+ * a live object, by an object parked in a bin (SH_BINNED: its serial
+ * kept, still allocated in the core but with length byte 0), or by a
+ * free chunk.  A fifth of the frees come as if drained from another
+ * CPU's batch (push if room, else merge); the bins report every object
+ * they merge, which must have been binned and must now be one merged
+ * chunk.  After every operation: an object the bins hand out was binned,
+ * whole, and is live again; one they park is on top of the bin of its
+ * length and parked in the core; the bins' counts agree with the shadow's
+ * and keep to their caps.  Randomly interleaved: a flush (as trim, the
+ * shrinker, hotplug and switching off do), after which every bin is empty
+ * and the pool passes h_check_pool() with only the live objects in it;
+ * and a halving of one bin (what a free into a full bin does), which must
+ * keep its newer half.  The trims every 4096 operations flush first, as
+ * nta_trim_local() does; when no object is live, the bins are flushed (as
+ * their idle decay would) and the pool must be back at its reserve
+ * exactly as without bins.  The full check adds: every binned object is
+ * on exactly one bin list, of its length, and every object on a list is
+ * binned (bins_check(): parked in the core, linked as nta.c links it).
  */
-#include "harness.h"
+#include "bins.h"
+
+/* A unit's owner in the shadow: 0 free, a live object's serial, or ... */
+#define SH_BINNED	0x80000000u	/* ... a binned object's */
+#define SH_SEEN		0x40000000u	/* full check: found on a bin list */
 
 struct shadow {
 	struct shadow *next;
@@ -34,10 +59,25 @@ struct obj {
 	u32 serial;
 };
 
+struct model {
+	struct hcpu *c;
+	struct bins *b;			/* NULL: frees go straight to the core */
+	struct rng r;
+	struct obj *live;
+	unsigned int nlive, errors;
+	u32 serial;
+	unsigned long op, req, live_units;
+	unsigned long binned, binned_units;	/* by the shadow's account */
+	unsigned int last_units;		/* of the last free */
+	unsigned long allocs, frees, drained, empties, full_checks;
+	unsigned long peak_blocks, trims, flushes, halvings;
+};
+
 #define SH_BUCKETS	4096
 static struct shadow *sh_hash[SH_BUCKETS];
 static unsigned int sh_errors;
 static struct nta_block *sh_released;
+static struct model *sh_model;		/* for the bins' merge hook */
 
 static unsigned int sh_bucket(const struct nta_block *blk)
 {
@@ -74,7 +114,7 @@ static void sh_hook(struct nta_block *blk, bool added)
 		for (u = 0; u < NTA_BLOCK_UNITS; u++)
 			if (s->owner[u] && !sh_errors++)
 				t_fail(__FILE__, __LINE__,
-				       "block %p released with live object %u at unit %u",
+				       "block %p released with object %#x at unit %u",
 				       blk, s->owner[u], u);
 		*pp = s->next;
 		free(s);
@@ -82,6 +122,58 @@ static void sh_hook(struct nta_block *blk, bool added)
 	}
 	if (!sh_errors++)
 		t_fail(__FILE__, __LINE__, "unknown block %p released", blk);
+}
+
+static void sh_set(struct shadow *s, unsigned int unit, unsigned int units,
+		   u32 owner)
+{
+	unsigned int u;
+
+	for (u = unit; u < unit + units; u++)
+		s->owner[u] = owner;
+}
+
+/* Is [unit, unit + units) exactly one object of @owner, no more, no less? */
+static bool sh_object_is(const struct shadow *s, unsigned int unit,
+			 unsigned int units, u32 owner)
+{
+	unsigned int u, end = unit + units;
+
+	if (s->owner[unit - 1] == owner ||
+	    (end < NTA_BLOCK_UNITS && s->owner[end] == owner))
+		return false;
+	for (u = unit; u < end; u++)
+		if (s->owner[u] != owner)
+			return false;
+	return true;
+}
+
+/*
+ * The bins merged a binned object into the pool: it must have been binned,
+ * whole, and be one fully merged free chunk now, unless its block is on
+ * its way back (@released), when the shadow must let it go first.
+ */
+static void sh_bins_merged(struct bins *b __always_unused, void *obj,
+			   unsigned int units, bool released)
+{
+	struct model *m = sh_model;
+	struct nta_block *blk = nta_block_of(obj);
+	struct shadow *s = sh_find(blk);
+	unsigned int unit = h_unit(obj);
+	u32 owner = s ? s->owner[unit] : 0;
+
+	if (!s || !(owner & SH_BINNED) || !sh_object_is(s, unit, units, owner)) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: bins merged %p (%u units), shadow owner %#x: not a binned object",
+		       m->op, obj, units, owner);
+		m->errors++;
+		return;
+	}
+	sh_set(s, unit, units, 0);
+	m->binned--;
+	m->binned_units -= units;
+	if (!released)
+		m->errors += h_check_freed(&m->c->pool, blk, unit, units);
 }
 
 static unsigned int model_size(struct rng *r)
@@ -115,228 +207,526 @@ static bool tag_ok(const struct obj *o)
 	return p[o->size - 1] == ((unsigned char)(o->serial >> 3) ^ 0x5a);
 }
 
-/* Shadow against bitmaps, and every live object against the block. */
-static unsigned int model_full_check(const struct nta_pool *pool, struct obj *live,
-				     unsigned int nlive, unsigned long live_units)
+/* The bins' counts against the shadow's, and their caps. */
+static void model_bins_counts(struct model *m, unsigned int units)
 {
-	struct h_pool_stats st;
-	unsigned int errors, i, b, u;
-	unsigned long shadow_units = 0;
+	const struct bins *b = m->b;
 
-	errors = h_check_pool(pool, H_CHECK_QUIET | H_CHECK_RELEASE, &st);
-	if (st.objects != nlive || st.object_units != live_units) {
-		t_fail(__FILE__, __LINE__, "pool has %lu objects of %lu units, model %u of %lu",
-		       st.objects, st.object_units, nlive, live_units);
-		errors++;
+	if (b->units == m->binned_units && b->units <= NTA_BINS_UNITS &&
+	    b->nr[units] <= bin_cap(units))
+		return;
+	t_fail(__FILE__, __LINE__,
+	       "op %lu: bins hold %u units (shadow %lu, cap %lu), bin %u %u objects (cap %u)",
+	       m->op, b->units, m->binned_units, (unsigned long)NTA_BINS_UNITS,
+	       units, b->nr[units], bin_cap(units));
+	m->errors++;
+}
+
+/* An object the bins handed out: a binned object, whole, live again. */
+static void model_popped(struct model *m, struct shadow *s, struct obj *o,
+			 unsigned int unit, unsigned int units)
+{
+	u32 was = s->owner[unit];
+
+	if (!(was & SH_BINNED) || !sh_object_is(s, unit, units, was)) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: bins handed out %p (%u units), shadow owner %#x: not a binned object",
+		       m->op, o->p, units, was);
+		m->errors++;
+		return;
 	}
-	for (i = 0; i < nlive && errors < 5; i++) {
-		struct nta_block *blk = nta_block_of(live[i].p);
-		unsigned int unit = h_unit(live[i].p);
+	m->binned--;
+	m->binned_units -= units;
+	m->errors += h_check_live(&m->c->pool, o->p, o->size);
+	model_bins_counts(m, units);
+}
 
-		if (!test_bit(unit, blk->start) ||
-		    nta_object_units(blk, unit) != nta_size_to_units(live[i].size) ||
-		    !tag_ok(&live[i])) {
-			t_fail(__FILE__, __LINE__, "live object %u (%p size %u) damaged",
-			       live[i].serial, live[i].p, live[i].size);
-			errors++;
+/* A new object from the core: it overlaps nothing the shadow knows. */
+static void model_fresh(struct model *m, struct shadow *s, struct obj *o,
+			unsigned int unit, unsigned int units)
+{
+	unsigned int u;
+
+	m->errors += h_check_alloc(&m->c->pool, o->p, o->size);
+	for (u = unit; u < unit + units; u++) {
+		if (s->owner[u]) {
+			t_fail(__FILE__, __LINE__,
+			       "op %lu: new object %p (%u units) overlaps object %#x at unit %u",
+			       m->op, o->p, units, s->owner[u], u);
+			m->errors++;
+			return;
 		}
 	}
-	for (b = 0; b < SH_BUCKETS; b++) {
-		struct shadow *s;
+	if (m->b)
+		model_bins_counts(m, units);
+}
 
+static void model_alloc(struct model *m)
+{
+	struct obj *o = &m->live[m->nlive];
+	unsigned long pops = m->b ? m->b->pops : 0;
+	unsigned int unit, units;
+	struct shadow *s;
+
+	o->size = model_size(&m->r);
+	o->p = m->b ? bins_alloc(m->c, m->b, o->size) : h_alloc(m->c, o->size);
+	if (!EXPECT(o->p, "op %lu: alloc %u failed", m->op, o->size)) {
+		m->errors++;
+		return;
+	}
+	unit = h_unit(o->p);
+	units = nta_size_to_units(o->size);
+	s = sh_find(nta_block_of(o->p));
+	if (!EXPECT(s, "op %lu: %p in an unknown block", m->op, o->p)) {
+		m->errors++;
+		return;
+	}
+	if (m->b && m->b->pops != pops)
+		model_popped(m, s, o, unit, units);
+	else
+		model_fresh(m, s, o, unit, units);
+	o->serial = ++m->serial;
+	sh_set(s, unit, units, o->serial);
+	tag(o);
+	m->nlive++;
+	m->req += o->size;
+	m->live_units += units;
+	m->allocs++;
+}
+
+/* Straight to the core: the units must be one merged chunk now. */
+static void model_free_core(struct model *m, const struct obj *o)
+{
+	struct nta_block *blk = nta_block_of(o->p);
+	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
+	enum nta_bad_free why;
+
+	sh_set(sh_find(blk), unit, units, 0);
+	sh_released = NULL;
+	why = h_free(m->c, o->p, o->size);
+	if (why) {
+		t_fail(__FILE__, __LINE__, "op %lu: free %p size %u refused: %s",
+		       m->op, o->p, o->size, nta_bad_free_reason(why));
+		m->errors++;
+	}
+	if (sh_released != blk)
+		m->errors += h_check_freed(&m->c->pool, blk, unit, units);
+}
+
+/*
+ * Into the bins: binned from now on in the shadow, until the bins hand it
+ * out again or merge it (sh_bins_merged(), which may be at once).
+ */
+static void model_free_bins(struct model *m, const struct obj *o)
+{
+	struct nta_block *blk = nta_block_of(o->p);
+	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
+	bool drained = rng_range(&m->r, 0, 99) < 20;
+	const struct bins *b = m->b;
+	enum nta_bad_free why;
+	struct shadow *s;
+
+	sh_set(sh_find(blk), unit, units, o->serial | SH_BINNED);
+	m->binned++;
+	m->binned_units += units;
+	m->drained += drained;
+	m->last_units = units;
+	why = drained ? bins_free_drained(m->c, m->b, o->p, o->size) :
+			bins_free(m->c, m->b, o->p, o->size);
+	if (why) {
+		t_fail(__FILE__, __LINE__, "op %lu: free %p size %u refused: %s",
+		       m->op, o->p, o->size, nta_bad_free_reason(why));
+		m->errors++;
+	}
+	/* Parked: on top of its bin and in the core; else merged already. */
+	s = sh_find(blk);
+	if (s && s->owner[unit]) {
+		unsigned int nr = b->nr[units];
+
+		if (!nr || b->obj[units][nr - 1] != o->p) {
+			t_fail(__FILE__, __LINE__, "op %lu: binned %p not on top of bin %u",
+			       m->op, o->p, units);
+			m->errors++;
+		} else {
+			m->errors += bin_check_obj(m->c, o->p, units,
+						   nr > 1 ? b->obj[units][nr - 2] : NULL);
+		}
+	}
+	model_bins_counts(m, units);
+}
+
+static void model_free(struct model *m)
+{
+	unsigned int i = rng_range(&m->r, 0, 99) < 30 ? m->nlive - 1 :
+			 rng_range(&m->r, 0, m->nlive - 1);
+	struct obj o = m->live[i];
+	unsigned int unit = h_unit(o.p), units = nta_size_to_units(o.size), u;
+	struct shadow *s = sh_find(nta_block_of(o.p));
+
+	if (!s) {
+		t_fail(__FILE__, __LINE__, "op %lu: %p in an unknown block",
+		       m->op, o.p);
+		m->errors++;
+		return;
+	}
+	if (!tag_ok(&o)) {
+		t_fail(__FILE__, __LINE__, "op %lu: object %u (%p) overwritten",
+		       m->op, o.serial, o.p);
+		m->errors++;
+	}
+	for (u = unit; u < unit + units; u++) {
+		if (s->owner[u] != o.serial) {
+			t_fail(__FILE__, __LINE__, "op %lu: shadow lost object %u",
+			       m->op, o.serial);
+			m->errors++;
+			break;
+		}
+	}
+	m->live[i] = m->live[--m->nlive];
+	m->req -= o.size;
+	m->live_units -= units;
+	m->frees++;
+	if (m->b)
+		model_free_bins(m, &o);
+	else
+		model_free_core(m, &o);
+}
+
+/*
+ * Every bin merged, as trim, the shrinker, hotplug and switching off do:
+ * nothing binned is left, and with @full, the pool holds exactly the live
+ * objects and passes h_check_pool() (so no free chunks are adjacent).
+ */
+static void model_flush(struct model *m, bool full)
+{
+	struct h_pool_stats st;
+	unsigned int u;
+
+	bins_flush(m->c, m->b);
+	m->flushes++;
+	for (u = 1; u < NTA_NR_LISTS && !m->b->nr[u]; u++)
+		;
+	if (u < NTA_NR_LISTS || m->b->units || m->binned || m->binned_units) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: after a flush bin %u holds %u, bins %u units, shadow %lu objects of %lu units",
+		       m->op, u, u < NTA_NR_LISTS ? m->b->nr[u] : 0, m->b->units,
+		       m->binned, m->binned_units);
+		m->errors++;
+	}
+	if (!full)
+		return;
+	m->errors += h_check_pool(&m->c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, &st);
+	if (st.objects != m->nlive || st.object_units != m->live_units) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: after a flush the pool has %lu objects of %lu units, %u live of %lu",
+		       m->op, st.objects, st.object_units, m->nlive, m->live_units);
+		m->errors++;
+	}
+}
+
+/* What a free into a full bin does: merge the older half, keep the newer. */
+static void model_halve(struct model *m, unsigned int units)
+{
+	struct bins *b = m->b;
+	unsigned int nr = b->nr[units], keep = nr / 2;
+	void *newest = nr ? b->obj[units][nr - 1] : NULL;
+	unsigned long merged = b->merged;
+
+	bin_trim(m->c, b, units, keep);
+	m->halvings++;
+	if (b->nr[units] != keep || b->merged - merged != nr - keep ||
+	    (keep && b->obj[units][keep - 1] != newest)) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: halving bin %u of %u left %u, merged %lu, newest %s",
+		       m->op, units, nr, b->nr[units], b->merged - merged,
+		       keep && b->obj[units][keep - 1] != newest ? "lost" : "kept");
+		m->errors++;
+	}
+	model_bins_counts(m, units);
+}
+
+/* As the shrinker would: no wholly free block is left above the reserve. */
+static void model_trim(struct model *m)
+{
+	const struct nta_pool *pool = &m->c->pool;
+
+	if (m->b)
+		model_flush(m, true);
+	m->trims += h_trim(m->c);
+	if (pool->nr_blocks > pool->reserve &&
+	    !nta_flist_empty(&pool->free[NTA_DATA_UNITS])) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: trim left a wholly free block, %u blocks over a reserve of %u",
+		       m->op, pool->nr_blocks, pool->reserve);
+		m->errors++;
+	}
+}
+
+/*
+ * No live objects: with the bins merged (their idle decay would), only
+ * wholly free reserve blocks, or the one spare when there is no reserve.
+ */
+static void model_empty(struct model *m)
+{
+	const struct nta_pool *pool = &m->c->pool;
+
+	m->empties++;
+	if (m->b)
+		model_flush(m, false);
+	if (pool->nr_blocks > max(pool->reserve, 1u) ||
+	    pool->free_units != (unsigned long)pool->nr_blocks * NTA_DATA_UNITS) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: no live objects but %u blocks with %lu free units",
+		       m->op, pool->nr_blocks, pool->free_units);
+		m->errors++;
+	}
+}
+
+/*
+ * Every object on a bin list is binned in the shadow with the list's
+ * length, and found once (SH_SEEN, cleared by model_shadow_check());
+ * returns how many there were.
+ */
+static unsigned long model_bin_lists(struct model *m)
+{
+	const struct bins *b = m->b;
+	unsigned long listed = 0;
+	unsigned int u, i;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		for (i = 0; i < b->nr[u]; i++) {
+			void *obj = b->obj[u][i];
+			struct shadow *s = sh_find(nta_block_of(obj));
+			unsigned int unit = h_unit(obj);
+			u32 owner = s ? s->owner[unit] : 0;
+
+			listed++;
+			if (s && (owner & SH_BINNED) && !(owner & SH_SEEN) &&
+			    sh_object_is(s, unit, u, owner)) {
+				s->owner[unit] |= SH_SEEN;
+				continue;
+			}
+			if (m->errors++ < 5)
+				t_fail(__FILE__, __LINE__,
+				       "bin %u: %p has shadow owner %#x: not a binned object of %u units, or listed twice",
+				       u, obj, owner, u);
+		}
+	}
+	return listed;
+}
+
+/* Shadow against bitmaps unit by unit, and against the bin lists. */
+static void model_shadow_check(struct model *m, unsigned long listed)
+{
+	unsigned long live_units = 0, binned_units = 0, binned = 0;
+	unsigned int b, u;
+	struct shadow *s;
+
+	for (b = 0; b < SH_BUCKETS; b++) {
 		for (s = sh_hash[b]; s; s = s->next) {
 			for (u = NTA_HDR_UNITS; u < NTA_BLOCK_UNITS; u++) {
-				if (!s->owner[u] != !test_bit(u, s->blk->used)) {
-					if (errors++ < 5)
-						t_fail(__FILE__, __LINE__,
-						       "block %p unit %u: shadow owner %u, used %d",
-						       s->blk, u, s->owner[u],
-						       test_bit(u, s->blk->used));
+				u32 owner = s->owner[u];
+
+				if (!owner != !test_bit(u, s->blk->used) && m->errors++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "block %p unit %u: shadow owner %#x, used %d",
+					       s->blk, u, owner, test_bit(u, s->blk->used));
+				if (!(owner & SH_BINNED)) {
+					live_units += !!owner;
+					continue;
 				}
-				shadow_units += !!s->owner[u];
+				binned_units++;
+				if ((s->owner[u - 1] & ~SH_SEEN) == (owner & ~SH_SEEN))
+					continue;
+				/* The first unit of a binned object. */
+				binned++;
+				if (!(owner & SH_SEEN) && m->errors++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "block %p unit %u: binned object %#x on no bin list",
+					       s->blk, u, owner);
+				s->owner[u] = owner & ~SH_SEEN;
 			}
 		}
 	}
-	if (shadow_units != live_units) {
-		t_fail(__FILE__, __LINE__, "shadow holds %lu units, model %lu",
-		       shadow_units, live_units);
-		errors++;
+	if (live_units != m->live_units || binned_units != m->binned_units ||
+	    binned != m->binned || (m->b && listed != binned)) {
+		t_fail(__FILE__, __LINE__,
+		       "shadow holds %lu live units, %lu binned objects of %lu units; model %lu, %lu of %lu, lists %lu",
+		       live_units, binned, binned_units, m->live_units, m->binned,
+		       m->binned_units, listed);
+		m->errors++;
 	}
-	return errors;
 }
 
-static void model_report(const char *when, unsigned long op, const struct nta_pool *pool,
-			 unsigned int nlive, unsigned long req, unsigned long live_units)
+/* The pool, the live objects, the bins and the shadow, all against each other. */
+static void model_full_check(struct model *m)
 {
+	struct h_pool_stats st;
+	unsigned int i;
+
+	m->errors += h_check_pool(&m->c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, &st);
+	if (st.objects != m->nlive + m->binned ||
+	    st.object_units != m->live_units + m->binned_units) {
+		t_fail(__FILE__, __LINE__,
+		       "pool has %lu objects of %lu units, model %u live of %lu, %lu binned of %lu",
+		       st.objects, st.object_units, m->nlive, m->live_units,
+		       m->binned, m->binned_units);
+		m->errors++;
+	}
+	for (i = 0; i < m->nlive && m->errors < 5; i++) {
+		const struct obj *o = &m->live[i];
+
+		if (h_check_live(&m->c->pool, o->p, o->size) || !tag_ok(o)) {
+			t_fail(__FILE__, __LINE__, "live object %u (%p size %u) damaged",
+			       o->serial, o->p, o->size);
+			m->errors++;
+		}
+	}
+	if (m->b)
+		m->errors += bins_check(m->c, m->b);
+	model_shadow_check(m, m->b ? model_bin_lists(m) : 0);
+	m->full_checks++;
+}
+
+static void model_report(const char *when, const struct model *m)
+{
+	const struct nta_pool *pool = &m->c->pool;
 	unsigned long foot = (unsigned long)pool->nr_blocks * NTA_BLOCK_SIZE;
 	unsigned long free_b = pool->free_units * NTA_UNIT;
 
-	t_note("model %s op %9lu: live %5u objs %6lu KiB req %6lu KiB held | %4u blocks %6lu KiB | req/footprint %.3f | free %.3f, largest %5lu B",
-	       when, op, nlive, req >> 10, (live_units * NTA_UNIT) >> 10, pool->nr_blocks,
-	       foot >> 10, foot ? (double)req / foot : 0.0,
+	t_note("model %s op %9lu: live %5u objs %6lu KiB req %6lu KiB held, binned %4lu | %4u blocks %6lu KiB | req/footprint %.3f | free %.3f, largest %5lu B",
+	       when, m->op + 1, m->nlive, m->req >> 10, (m->live_units * NTA_UNIT) >> 10,
+	       m->binned, pool->nr_blocks, foot >> 10, foot ? (double)m->req / foot : 0.0,
 	       foot ? (double)free_b / foot : 0.0, nta_pool_largest_free(pool));
 }
 
-static void test_model(void)
+/* Alloc or free, towards the target; with bins, now and then a flush or a halving. */
+static void model_step(struct model *m, unsigned int target)
+{
+	const unsigned int max_live = 2000;
+	bool do_alloc;
+
+	if (m->b) {
+		unsigned int x = rng_range(&m->r, 0, 4095);
+
+		if (x == 0) {
+			model_flush(m, true);
+			return;
+		}
+		if (x < 64 && m->last_units) {
+			model_halve(m, m->last_units);
+			return;
+		}
+	}
+	if (!m->nlive)
+		do_alloc = true;
+	else if (m->nlive >= 2 * max_live - 1)
+		do_alloc = false;
+	else
+		do_alloc = rng_range(&m->r, 0, 99) < (m->nlive < target ? 75u : 25u);
+	if (do_alloc)
+		model_alloc(m);
+	else
+		model_free(m);
+}
+
+/* Give everything back, then tear down: nothing may be left over. */
+static void model_finish(struct model *m)
+{
+	unsigned int b;
+
+	if (m->b)
+		model_flush(m, true);
+	while (m->nlive) {
+		struct obj *o = &m->live[--m->nlive];
+
+		sh_set(sh_find(nta_block_of(o->p)), h_unit(o->p),
+		       nta_size_to_units(o->size), 0);
+		EXPECT(h_free(m->c, o->p, o->size) == NTA_FREE_OK, "final free");
+	}
+	EXPECT(h_check_pool(&m->c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "end");
+	EXPECT(h_cpu_destroy(m->c) == 0, "teardown");
+	EXPECT(!sh_errors, "shadow errors");
+	for (b = 0; b < SH_BUCKETS; b++)
+		EXPECT(!sh_hash[b], "shadow left for a block");
+}
+
+static void model_run(const char *name, struct bins *bins)
 {
 	const unsigned long def_ops = strcmp(NTA_VARIANT, "o2") ? 1000000 : 10000000;
 	const unsigned long ops = env_ulong("OPS", def_ops);
 	const unsigned long seed = env_ulong("SEED", (unsigned long)(now_sec() * 1e6));
 	const unsigned long check_every = env_ulong("CHECK", 16384);
 	const unsigned int max_live = 2000, phase = 1 << 15;
-	struct hcpu *c = &h_cpus[0];
-	unsigned long op, req = 0, live_units = 0, allocs = 0, frees = 0;
-	unsigned long empties = 0, full_checks = 0, peak_blocks = 0, trims = 0;
-	unsigned int nlive = 0, target = 0, errors = 0, b;
-	struct obj *live = calloc(max_live * 2, sizeof(*live));
-	u32 serial = 0;
-	struct rng r;
-	double t0 = now_sec();
+	struct model *m = calloc(1, sizeof(*m));
 	int poison0 = atomic_read(&h_poison_reports);
+	unsigned int target = 0;
+	double t0 = now_sec();
 
-	t_note("model: SEED=%lu OPS=%lu CHECK=%lu", seed, ops, check_every);
-	rng_seed(&r, seed);
+	t_note("%s: SEED=%lu OPS=%lu CHECK=%lu", name, seed, ops, check_every);
+	m->c = &h_cpus[0];
+	m->b = bins;
+	m->live = calloc(max_live * 2, sizeof(*m->live));
+	rng_seed(&m->r, seed);
 	sh_errors = 0;
+	sh_model = m;
 	h_block_hook = sh_hook;
-	h_cpu_init(c, 0, 4, 0);
-
-	for (op = 0; op < ops && !errors && !sh_errors; op++) {
-		bool do_alloc;
-
-		if (op % phase == 0) {
-			target = rng_range(&r, 0, 9) ? rng_range(&r, 1, max_live) : 0;
-		}
-		if (!nlive)
-			do_alloc = true;
-		else if (nlive >= 2 * max_live - 1)
-			do_alloc = false;
-		else
-			do_alloc = rng_range(&r, 0, 99) < (nlive < target ? 75u : 25u);
-
-		if (do_alloc) {
-			struct obj *o = &live[nlive];
-			unsigned int unit, units, u;
-			struct shadow *s;
-
-			o->size = model_size(&r);
-			o->p = h_alloc(c, o->size);
-			if (!EXPECT(o->p, "op %lu: alloc %u failed", op, o->size))
-				break;
-			errors += h_check_alloc(&c->pool, o->p, o->size);
-			o->serial = ++serial;
-			unit = h_unit(o->p);
-			units = nta_size_to_units(o->size);
-			s = sh_find(nta_block_of(o->p));
-			if (!EXPECT(s, "op %lu: %p in an unknown block", op, o->p))
-				break;
-			for (u = unit; u < unit + units; u++) {
-				if (s->owner[u]) {
-					t_fail(__FILE__, __LINE__,
-					       "op %lu: new object %p (%u units) overlaps live object %u at unit %u",
-					       op, o->p, units, s->owner[u], u);
-					errors++;
-					break;
-				}
-				s->owner[u] = o->serial;
-			}
-			tag(o);
-			nlive++;
-			req += o->size;
-			live_units += units;
-			allocs++;
-		} else {
-			unsigned int i = rng_range(&r, 0, 99) < 30 ? nlive - 1 :
-					 rng_range(&r, 0, nlive - 1);
-			struct obj o = live[i];
-			struct nta_block *blk = nta_block_of(o.p);
-			unsigned int unit = h_unit(o.p), units = nta_size_to_units(o.size), u;
-			struct shadow *s = sh_find(blk);
-			enum nta_bad_free why;
-
-			if (!tag_ok(&o)) {
-				t_fail(__FILE__, __LINE__, "op %lu: object %u (%p) overwritten",
-				       op, o.serial, o.p);
-				errors++;
-			}
-			for (u = unit; s && u < unit + units; u++) {
-				if (s->owner[u] != o.serial && !errors++)
-					t_fail(__FILE__, __LINE__, "op %lu: shadow lost object %u",
-					       op, o.serial);
-				s->owner[u] = 0;
-			}
-			live[i] = live[--nlive];
-			req -= o.size;
-			live_units -= units;
-			sh_released = NULL;
-			why = h_free(c, o.p, o.size);
-			if (why) {
-				t_fail(__FILE__, __LINE__, "op %lu: free %p size %u refused: %s",
-				       op, o.p, o.size, nta_bad_free_reason(why));
-				errors++;
-			}
-			if (sh_released != blk)
-				errors += h_check_freed(&c->pool, blk, unit, units);
-			frees++;
-		}
-		peak_blocks = max(peak_blocks, (unsigned long)c->pool.nr_blocks);
-
-		if ((op & 4095) == 4095) {
-			trims += h_trim(c);
-			if (c->pool.nr_blocks > c->pool.reserve &&
-			    !nta_flist_empty(&c->pool.free[NTA_DATA_UNITS])) {
-				t_fail(__FILE__, __LINE__,
-				       "op %lu: trim left a wholly free block, %u blocks over a reserve of %u",
-				       op, c->pool.nr_blocks, c->pool.reserve);
-				errors++;
-			}
-		}
-		if (!nlive) {
-			empties++;
-			/*
-			 * Everything merged back: only wholly free reserve blocks,
-			 * or the one spare when there is no reserve.
-			 */
-			if (c->pool.nr_blocks > max(c->pool.reserve, 1u) ||
-			    c->pool.free_units != (unsigned long)c->pool.nr_blocks * NTA_DATA_UNITS) {
-				t_fail(__FILE__, __LINE__,
-				       "op %lu: no live objects but %u blocks with %lu free units",
-				       op, c->pool.nr_blocks, c->pool.free_units);
-				errors++;
-			}
-		}
-		if ((op + 1) % check_every == 0) {
-			errors += model_full_check(&c->pool, live, nlive, live_units);
-			full_checks++;
-		}
-		if ((op + 1) % (ops / 10 ? ops / 10 : 1) == 0)
-			model_report("at", op + 1, &c->pool, nlive, req, live_units);
+	h_cpu_init(m->c, 0, 4, 0);
+	if (bins) {
+		bins_init(bins);
+		bins->merged_hook = sh_bins_merged;
 	}
-	if (errors || sh_errors)
-		t_note("model: FAILED at op %lu; reproduce with SEED=%lu OPS=%lu",
-		       op, seed, op + 1);
-	errors += model_full_check(&c->pool, live, nlive, live_units);
-	t_note("model: SEED=%lu, %lu ops (%lu allocs, %lu frees) in %.2f s, %lu full checks, %lu ops at empty, peak %lu blocks (%lu KiB), %lu grows, %lu returns (%lu by trim)",
-	       seed, op, allocs, frees, now_sec() - t0, full_checks, empties, peak_blocks,
-	       peak_blocks * NTA_BLOCK_SIZE >> 10, c->grows, c->returns, trims);
-	EXPECT(op == ops, "stopped after %lu of %lu ops", op, ops);
+
+	for (m->op = 0; m->op < ops && !m->errors && !sh_errors; m->op++) {
+		if (m->op % phase == 0)
+			target = rng_range(&m->r, 0, 9) ? rng_range(&m->r, 1, max_live) : 0;
+		model_step(m, target);
+		m->peak_blocks = max(m->peak_blocks, (unsigned long)m->c->pool.nr_blocks);
+		if ((m->op & 4095) == 4095)
+			model_trim(m);
+		if (!m->nlive)
+			model_empty(m);
+		if ((m->op + 1) % check_every == 0)
+			model_full_check(m);
+		if ((m->op + 1) % (ops / 10 ? ops / 10 : 1) == 0)
+			model_report("at", m);
+	}
+	if (m->errors || sh_errors)
+		t_note("%s: FAILED at op %lu; reproduce with SEED=%lu OPS=%lu",
+		       name, m->op, seed, m->op + 1);
+	model_full_check(m);
+	t_note("%s: SEED=%lu, %lu ops (%lu allocs, %lu frees) in %.2f s, %lu full checks, %lu ops at empty, peak %lu blocks (%lu KiB), %lu grows, %lu returns (%lu by trim)",
+	       name, seed, m->op, m->allocs, m->frees, now_sec() - t0, m->full_checks,
+	       m->empties, m->peak_blocks, m->peak_blocks * NTA_BLOCK_SIZE >> 10,
+	       m->c->grows, m->c->returns, m->trims);
+	if (bins)
+		t_note("%s: bins: %lu pushes, %lu pops, %lu merged, %lu flushes (%lu by the test), %lu halvings, %lu frees as drained",
+		       name, bins->pushes, bins->pops, bins->merged, bins->flushes,
+		       m->flushes, m->halvings, m->drained);
+	EXPECT(m->op == ops, "stopped after %lu of %lu ops", m->op, ops);
+	EXPECT(!m->errors, "%u errors", m->errors);
 	EXPECT(atomic_read(&h_poison_reports) == poison0, "poison reports on clean use");
-	while (nlive) {
-		struct obj *o = &live[--nlive];
-		struct shadow *s = sh_find(nta_block_of(o->p));
+	model_finish(m);
+	sh_model = NULL;
+	free(m->live);
+	free(m);
+}
 
-		for (b = h_unit(o->p); s && b < h_unit(o->p) + nta_size_to_units(o->size); b++)
-			s->owner[b] = 0;
-		EXPECT(h_free(c, o->p, o->size) == NTA_FREE_OK, "final free");
-	}
-	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET | H_CHECK_RELEASE, NULL) == 0, "end");
-	EXPECT(h_cpu_destroy(c) == 0, "teardown");
-	EXPECT(!sh_errors, "shadow errors");
-	for (b = 0; b < SH_BUCKETS; b++)
-		EXPECT(!sh_hash[b], "shadow left for a block");
-	free(live);
+static void test_model(void)
+{
+	model_run("model", NULL);
+}
+
+static void test_model_bins(void)
+{
+	struct bins *b = malloc(sizeof(*b));
+
+	model_run("model_bins", b);
+	free(b);
 }
 
 const struct test model_tests[] = {
 	{ "model_random", test_model, 0 },
+	{ "model_bins", test_model_bins, 0 },
 	{ NULL, NULL, 0 }
 };
