@@ -30,16 +30,17 @@
  * chunk.  After every operation: an object the bins hand out was binned,
  * whole, and is live again; one they park is on top of the bin of its
  * length and parked in the core; the bins' counts agree with the shadow's
- * and keep to their caps.  Randomly interleaved: a flush (as trim, the
- * shrinker, hotplug and switching off do), after which every bin is empty
- * and the pool passes h_check_pool() with only the live objects in it;
- * and a halving of one bin (what a free into a full bin does), which must
- * keep its newer half.  The trims every 4096 operations flush first, as
- * nta_trim_local() does; when no object is live, the bins are flushed (as
- * their idle decay would) and the pool must be back at its reserve
- * exactly as without bins.  The full check adds: every binned object is
- * on exactly one bin list, of its length, and every object on a list is
- * binned (bins_check(): parked in the core, linked as nta.c links it).
+ * and keep to their caps; the pool grew only with the bins empty.
+ * Randomly interleaved: a flush (as trim, the shrinker, hotplug and
+ * switching off do), after which every bin is empty and the pool passes
+ * h_check_pool() with only the live objects in it; and a halving of one
+ * bin (what a free into a full bin does), which must keep its newer half.
+ * The trims every 4096 operations flush first, as nta_trim_local() does;
+ * when no object is live, the bins are flushed (as their idle decay
+ * would) and the pool must be back at its reserve exactly as without
+ * bins.  The full check adds: every binned object is on exactly one bin
+ * list, of its length, and every object on a list is binned
+ * (bins_check(): parked in the core, linked as nta.c links it).
  */
 #include "bins.h"
 
@@ -264,7 +265,7 @@ static void model_fresh(struct model *m, struct shadow *s, struct obj *o,
 static void model_alloc(struct model *m)
 {
 	struct obj *o = &m->live[m->nlive];
-	unsigned long pops = m->b ? m->b->pops : 0;
+	unsigned long pops = m->b ? m->b->pops : 0, grows = m->c->grows;
 	unsigned int unit, units;
 	struct shadow *s;
 
@@ -285,6 +286,13 @@ static void model_alloc(struct model *m)
 		model_popped(m, s, o, unit, units);
 	else
 		model_fresh(m, s, o, unit, units);
+	/* Binned objects may merge into room enough: the pool grows last. */
+	if (m->b && m->c->grows != grows && m->binned) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: the pool grew with %lu objects of %lu units binned",
+		       m->op, m->binned, m->binned_units);
+		m->errors++;
+	}
 	o->serial = ++m->serial;
 	sh_set(s, unit, units, o->serial);
 	tag(o);
