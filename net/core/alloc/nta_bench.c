@@ -21,6 +21,10 @@
  *
  * echo N > bench_scale multiplies the pairs per figure (default 1, about
  * 30 s under QEMU TCG); echo N > bench_rounds sets the rounds (odd, <= 31).
+ * "echo run lifo,xcpu > bench" runs only the rows of the tests named (as
+ * the table's first column names them: lifo, fifo64, fifo, xcpu,
+ * alloc_skb), e.g. to leave out the deep FIFO queues where memory is short
+ * or RCU is slow to return their blocks (QEMU -icount); "run" runs all.
  *
  * The FIFO queues keep their objects live for a whole figure: a queue
  * whose objects would take more than a share of the memory available
@@ -31,8 +35,10 @@
 
 #define pr_fmt(fmt) "nta_bench: " fmt
 
+#include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
@@ -49,6 +55,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
@@ -69,10 +76,25 @@
 
 enum nb_kind { NB_NTA, NB_MAIN, NB_KMALLOC, NB_KINDS };
 
+/* The tests "run name,..." selects, by the names the table prints. */
+enum nb_test {
+	NB_T_LIFO, NB_T_FIFO64, NB_T_FIFO, NB_T_XCPU, NB_T_SKB, NB_TESTS
+};
+
+static const char * const nb_tests[NB_TESTS] = {
+	"lifo", "fifo64", "fifo", "xcpu", "alloc_skb",
+};
+
 static u32 nb_scale = 1;
 static u32 nb_rounds = 7;
+static unsigned long nb_selected;	/* BIT(enum nb_test), under nb_mutex */
 static DEFINE_MUTEX(nb_mutex);
 static DEFINE_PER_CPU(u64, nb_counter);
+
+static bool nb_wants(enum nb_test test)
+{
+	return nb_selected & BIT(test);
+}
 
 /* Object size of skb_small_head_cache, i.e. SKB_SMALL_HEAD_CACHE_SIZE. */
 static unsigned int nb_small_size;
@@ -664,10 +686,16 @@ static int nb_main(void *data)
 
 	nta_drain_all();
 	nb_print_header(s, pairs);
+	if (nb_selected != BIT(NB_TESTS) - 1) {
+		seq_buf_puts(s, "tests run (others not selected):");
+		for_each_set_bit(i, &nb_selected, NB_TESTS)
+			seq_buf_printf(s, " %s", nb_tests[i]);
+		seq_buf_putc(s, '\n');
+	}
 	/* What the live sets may take, of what is available now. */
 	budget = (unsigned long)si_mem_available() << PAGE_SHIFT;
 	budget /= IS_ENABLED(CONFIG_KASAN) ? NB_MEM_SHARE_KASAN : NB_MEM_SHARE;
-	for (i = 0; i < ARRAY_SIZE(live_depths); i++) {
+	for (i = 0; nb_wants(NB_T_FIFO) && i < ARRAY_SIZE(live_depths); i++) {
 		depths[i] = nb_live_depth(s, mixed, live_depths[i], budget);
 		max_depth = max(max_depth, depths[i]);
 	}
@@ -699,8 +727,10 @@ static int nb_main(void *data)
 			sizes = fixed;
 		}
 		for (k = 0; k < 2; k++) {
+			if (!nb_wants(k ? NB_T_FIFO64 : NB_T_LIFO))
+				continue;
 			memset(row, 0, sizeof(*row));
-			row->test = k ? "fifo64" : "lifo";
+			row->test = nb_tests[k ? NB_T_FIFO64 : NB_T_LIFO];
 			row->pattern = k ? NB_FIFO : NB_LIFO;
 			row->depth = 64;
 			row->sizes = sizes;
@@ -714,7 +744,7 @@ static int nb_main(void *data)
 		}
 	}
 
-	for (i = 0; i < ARRAY_SIZE(live_depths); i++) {
+	for (i = 0; nb_wants(NB_T_FIFO) && i < ARRAY_SIZE(live_depths); i++) {
 		if (!depths[i] || (i && depths[i] <= depths[i - 1])) {
 			seq_buf_printf(s, "fifo      mix live%u skipped: not enough memory\n",
 				       live_depths[i]);
@@ -731,9 +761,9 @@ static int nb_main(void *data)
 		nb_print_row(s, row);
 	}
 
-	if (num_online_cpus() < 2) {
+	if (nb_wants(NB_T_XCPU) && num_online_cpus() < 2) {
 		seq_buf_puts(s, "xcpu      skipped: needs two online CPUs\n");
-	} else {
+	} else if (nb_wants(NB_T_XCPU)) {
 		nb_cpu_a = cpumask_first(cpu_online_mask);
 		nb_cpu_b = cpumask_next(nb_cpu_a, cpu_online_mask);
 		for (i = 0; i < ARRAY_SIZE(shares); i++) {
@@ -752,7 +782,7 @@ static int nb_main(void *data)
 	}
 
 	/* Whole skbs: "nta" is net.core.nta on, "mainline" is off. */
-	for (i = 0; i < ARRAY_SIZE(skb_lens); i++) {
+	for (i = 0; nb_wants(NB_T_SKB) && i < ARRAY_SIZE(skb_lens); i++) {
 		memset(row, 0, sizeof(*row));
 		row->test = "alloc_skb";
 		row->pattern = NB_SKB;
@@ -830,11 +860,39 @@ static int nb_run(void)
 	return 0;
 }
 
-/* "run": run the benchmark now; the write returns when it is over. */
+/*
+ * "run" (every test) or "run NAME,..." (those tests): the tests of @cmd as
+ * a mask of BIT(enum nb_test) in @sel; -EINVAL for anything else.
+ */
+static int nb_parse(char *cmd, unsigned long *sel)
+{
+	char *name;
+	int i;
+
+	cmd = strim(cmd);
+	if (strncmp(cmd, "run", 3) || (cmd[3] && !isspace(cmd[3])))
+		return -EINVAL;
+	cmd = skip_spaces(cmd + 3);
+	if (!*cmd) {
+		*sel = BIT(NB_TESTS) - 1;
+		return 0;
+	}
+	*sel = 0;
+	while ((name = strsep(&cmd, ","))) {
+		i = match_string(nb_tests, NB_TESTS, name);
+		if (i < 0)
+			return -EINVAL;
+		*sel |= BIT(i);
+	}
+	return 0;
+}
+
+/* "run [NAME,...]": run now; the write returns when the run is over. */
 static ssize_t nb_write(struct file *file, const char __user *ubuf,
 			size_t count, loff_t *ppos)
 {
-	char cmd[8];
+	unsigned long sel;
+	char cmd[64];
 	int ret;
 
 	if (count >= sizeof(cmd))
@@ -842,10 +900,12 @@ static ssize_t nb_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(cmd, ubuf, count))
 		return -EFAULT;
 	cmd[count] = '\0';
-	if (!sysfs_streq(cmd, "run"))
-		return -EINVAL;
+	ret = nb_parse(cmd, &sel);
+	if (ret)
+		return ret;
 	if (!mutex_trylock(&nb_mutex))
 		return -EBUSY;
+	nb_selected = sel;
 	ret = nb_run();
 	mutex_unlock(&nb_mutex);
 	return ret ?: count;
