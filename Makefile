@@ -24,6 +24,7 @@
 #                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
+#   make bench-icount               the same in guest instructions per pair, deterministic (QEMU -icount)
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -32,7 +33,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-uml clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-icount bench-uml clean distclean
 
 all: help
 help:
@@ -83,8 +84,8 @@ check-extra: series
 	done; exit $$rc
 
 # The demo's perf kernel whatever FLAVOUR says.
-demo bench bench-micro: override FLAVOUR := perf
-demo bench bench-micro: kernel initramfs
+demo bench bench-micro bench-icount: override FLAVOUR := perf
+demo bench bench-micro bench-icount: kernel initramfs
 	@$(S)/nta-demo.sh $@
 
 bench-uml: series

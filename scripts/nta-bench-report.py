@@ -230,7 +230,7 @@ def row(label, cells, widths):
 
 def table(res, pool, percpu, bench, problems, meta):
     out = [f"NTA vs mainline skb heads (net.core.nta=1 vs =0), {meta['command']}",
-           f"machine: {meta['cpu_model']}, nproc {meta['nproc']}; guest: QEMU TCG, "
+           f"machine: {meta['cpu_model']}, nproc {meta['nproc']}; guest: {meta['emulation']}, "
            f"{meta['guest_cpus']} vCPUs, 1 GiB, kernel {meta['guest_kernel']}",
            f"{meta['date']}, repository {meta['commit']}, {meta['qemu']}",
            f"{meta['rounds']} rounds per setting, {meta['secs']} s each, interleaved "
@@ -238,6 +238,9 @@ def table(res, pool, percpu, bench, problems, meta):
            "figures: median [min-max] of the rounds; NTA/main: ratio of the medians (under TCG"
            " emulation only the ratios mean something, not the absolute figures)."]
     p = out.append
+    if 'icount' in meta['emulation']:
+        p("-icount: the microbenchmark's figures are guest instructions per alloc+free pair, not ns "
+          "(1 ns of guest time = 1 instruction), deterministic within a boot; xcpu rows count both vCPUs' instructions, spinning included.")
     kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
     fmt_stat = lambda s: f"{fmt(s['median'])} [{fmt(s['min'])}-{fmt(s['max'])}]" if s else '-'  # noqa
     w5 = (7, 24, 24, 9)
@@ -417,7 +420,7 @@ def main():
             'qemu': re.sub(r'^QEMU emulator version', 'QEMU',
                            (run('qemu-system-x86_64', '--version').splitlines() or ['?'])[0]),
             'nproc': os.cpu_count(), 'cpu_model': cpu.group(1).strip() if cpu else '?',
-            'emulation': 'QEMU TCG', 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
+            'emulation': 'QEMU TCG' + (' -icount shift=0' if 'ntaicount' in cmdline else ''), 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
             'guest_kernel': (re.findall(r'Linux version (\S+)', log) or ['?'])[0],
             'rounds': nrounds, 'secs': secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
             'steps_expected': [s for s in cmdline.get('ntaplan', '').split(',') if s]}

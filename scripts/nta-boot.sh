@@ -7,6 +7,8 @@
 # -N: two NUMA nodes, a CPU (of its own socket: the kernel refuses a cache
 # shared across nodes) on each.  -u: the guest's netconsole (UDP to
 # 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
+# NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
+# deterministic), told to the guest as ntaicount=1.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
 #   NTA-TEST-START <test>, the test's TAP lines (column 0) and NTA-METRIC <key> <value...>
@@ -20,7 +22,8 @@
 FLAVOUR=${FLAVOUR:-perf}
 kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
-name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2
+name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 accel=(-accel tcg)
+[ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
 while getopts n:d:t:p:a:uN o; do
 	case $o in
 	n) name=$OPTARG ;; d) outdir=$OPTARG ;; t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
@@ -43,11 +46,11 @@ if [ -n "$ucap" ]; then
 	append="$append ntanetcons=$uport"
 fi
 
-qemu=(qemu-system-x86_64 -accel tcg -smp $smp -m 1G "${numa[@]}" -no-reboot -nographic
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp $smp -m 1G "${numa[@]}" -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
 	-netdev "user,id=n0,restrict=$restrict,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)
-cmd="console=ttyS0 panic=-1 oops=panic${plan:+ ntaplan=$plan} $append"
+cmd="console=ttyS0 panic=-1 oops=panic${plan:+ ntaplan=$plan}${NTA_ICOUNT:+ ntaicount=1} $append"
 
 if [ -z "$plan" ]; then
 	info "interactive boot of ${kernel#$NTA_ROOT/} (host port $hport -> guest 5201); Ctrl-A X quits"

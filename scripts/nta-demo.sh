@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo|bench|bench-micro (README.md): perf kernel, one boot running the
+# make demo|bench|bench-micro|bench-icount (README.md): perf kernel, one boot running the
 # guest steps demo_* of scripts/nta-init, the report of nta-bench-report.py
 # into out/<mode>/, and the cover letter of out/series/ refreshed with it.
 . "$(dirname "$0")/nta-lib.sh"
@@ -9,9 +9,11 @@ mode=${1:-demo}
 case $mode in
 demo)	rounds=${NTA_DEMO_ROUNDS:-5} secs=${NTA_DEMO_SECS:-2} micro=${NTA_DEMO_MICRO:-1,7} ;;
 bench)	rounds=${NTA_DEMO_ROUNDS:-11} secs=${NTA_DEMO_SECS:-5} micro=${NTA_DEMO_MICRO:-3,11} ;;
-bench-micro) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
-*)	die "usage: $0 [demo|bench|bench-micro]" ;;
+bench-micro|bench-icount) rounds=1 secs=1 micro=${NTA_DEMO_MICRO:-1,7} NTA_DEMO_STEPS=bench ;;
+*)	die "usage: $0 [demo|bench|bench-micro|bench-icount]" ;;
 esac
+# -icount without the deep FIFO rows: RCU stalls and their freed blocks pile up (OOM).
+[ "$mode" = bench-icount ] && export NTA_ICOUNT=1 rows=lifo,fifo64,xcpu,alloc_skb
 [[ $rounds,$secs,$micro =~ ^[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*$ ]] ||
 	die "NTA_DEMO_ROUNDS, NTA_DEMO_SECS: positive integers; NTA_DEMO_MICRO: scale,rounds (e.g. 1,7)"
 steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
@@ -35,7 +37,7 @@ banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (st
 # Without KUnit at boot: its deliberate double frees count objects out
 # twice, which would leave the live-head gauges the memory rows read off.
 FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
-	-a "ntademo=$rounds,$secs ntabench=$micro ntatimeout=$step_tmo kunit.enable=0"
+	-a "ntademo=$rounds,$secs ntabench=$micro${rows:+ ntabenchtests=$rows} ntatimeout=$step_tmo kunit.enable=0"
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
 grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"
