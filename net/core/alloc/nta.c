@@ -28,7 +28,8 @@
  * a nested context finds set and then goes around, is what SLUB's sheaves
  * do with local_trylock() (6.15+).  No interrupt is disabled on the fast
  * path.  The bins are bounded (NTA_BIN_MAX objects and NTA_BIN_BYTES per
- * bin, NTA_BINS_UNITS per CPU; a full bin merges its older half) and
+ * bin, NTA_BINS_UNITS per CPU, up to 16 times that for a CPU whose drains
+ * of other CPUs' frees overflow them; a full bin merges its older half) and
  * emptied before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
  * is deferred, never lost, and the bins do not make the pool grow (but for
@@ -631,12 +632,19 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 }
 
+/* Objects the bin for @units units holds at most, as the bins stand now. */
+static __always_inline unsigned int nta_bin_cap_of(const struct nta_cpu *c,
+						   unsigned int units)
+{
+	return nta_bin_cap[units] << c->bin_shift;
+}
+
 /* Room for one more object of @units units, in its bin and in the CPU's. */
 static __always_inline bool nta_bin_has_room(const struct nta_cpu *c,
 					     unsigned int units)
 {
-	return c->bin_nr[units] < nta_bin_cap[units] &&
-	       c->bin_units + units <= NTA_BINS_UNITS;
+	return c->bin_nr[units] < nta_bin_cap_of(c, units) &&
+	       c->bin_units + units <= c->bin_limit;
 }
 
 /* An object goes into its bin: no longer live, but not merged yet either. */
@@ -712,6 +720,46 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 	for (u = 1; u < NTA_NR_LISTS && c->bin_units; u++)
 		if (c->bin[u])
 			nta_bin_trim(c, u, 0, released);
+}
+
+static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
+{
+	c->bin_shift = shift;
+	c->bin_limit = NTA_BINS_UNITS << shift;
+}
+
+/*
+ * A drain merged objects because the bins were full: double their caps
+ * (see NTA_BIN_SHIFT_MAX).  Caller holds the lock and the mark.
+ */
+static void nta_bins_on_overflow(struct nta_cpu *c)
+{
+	if (c->bin_shift >= NTA_BIN_SHIFT_MAX)
+		return;
+	nta_bins_set_shift(c, c->bin_shift + 1);
+	if (!timer_pending(&c->decay))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+}
+
+/*
+ * A decay tick: bins that no drain overflowed since the last one halve
+ * their caps and merge what is above them.  Caller holds the lock and the
+ * mark.
+ */
+static void nta_bins_decay(struct nta_cpu *c, struct list_head *released)
+{
+	unsigned int u;
+
+	if (!c->bin_overflows && c->bin_shift) {
+		nta_bins_set_shift(c, c->bin_shift - 1);
+		for (u = 1; u < NTA_NR_LISTS; u++)
+			if (c->bin_nr[u] > nta_bin_cap_of(c, u))
+				nta_bin_trim(c, u, nta_bin_cap_of(c, u),
+					     released);
+		if (c->bin_units > c->bin_limit)
+			nta_bins_flush(c, released);
+	}
+	c->bin_overflows = 0;
 }
 
 static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
@@ -861,7 +909,7 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 /* Bins to merge or extra spares to give back: the decay tick has work. */
 static bool nta_decay_wanted(const struct nta_cpu *c)
 {
-	return READ_ONCE(c->bin_units) ||
+	return READ_ONCE(c->bin_units) || READ_ONCE(c->bin_shift) ||
 	       READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS;
 }
 
@@ -905,12 +953,17 @@ static void nta_spares_decay(struct nta_cpu *c, struct list_head *released)
 	c->spare_grows = 0;
 }
 
-/* Back to NTA_SPARE_BLOCKS: on trim, shrinker, switch-off and hotplug. */
+/*
+ * Spares back to NTA_SPARE_BLOCKS and the bins' caps to theirs: on trim,
+ * shrinker, switch-off and hotplug, after the bins were emptied.
+ */
 static void nta_spares_reset(struct nta_cpu *c)
 {
 	c->pool.spares = NTA_SPARE_BLOCKS;
 	c->released_seen = c->pool.released;
 	c->spare_grows = 0;
+	nta_bins_set_shift(c, 0);
+	c->bin_overflows = 0;
 }
 
 /*
@@ -919,9 +972,10 @@ static void nta_spares_reset(struct nta_cpu *c)
  * allocation or free, so that memory parked for a length that went out of
  * use is not held for ever (up to NTA_BINS_UNITS per CPU); a busy CPU's
  * bins are left alone.  The same tick halves spares raised by
- * nta_spares_on_grow().  The timer runs only while the bins hold objects
- * or the spares are raised: the first object parked in empty bins starts
- * it (nta_bin_push()), as does a raise, and it stops once neither is
+ * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
+ * The timer runs only while the bins hold objects or caps or spares are
+ * raised: the first object parked in empty bins starts it
+ * (nta_bin_push()), as does a raise, and it stops once none is
  * left, so a CPU without NTA work takes no tick for it.  A CPU that
  * sleeps keeps its bins and spares until it wakes, as the timer is
  * deferrable (the shrinker takes the spares if memory is short first).
@@ -940,12 +994,15 @@ static void nta_decay_fn(struct timer_list *t)
 	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
 	idle = seen == c->decay_seen && READ_ONCE(c->bin_units);
 	c->decay_seen = seen;
-	if (idle || READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
+	if (idle || READ_ONCE(c->bin_shift) ||
+	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		c = nta_slow_lock(&flags, &mine);
 		if (mine && idle)
 			nta_bins_flush(c, &released);
-		if (mine)
+		if (mine) {
+			nta_bins_decay(c, &released);
 			nta_spares_decay(c, &released);
+		}
 		nta_slow_unlock(c, mine, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
@@ -1327,10 +1384,15 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 	 */
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
-	if (mine && nta_enabled() && nta_bin_has_room(c, units))
-		nta_bin_push(c, obj, units);
-	else
-		nta_free_units(pool, blk, unit, units, released);
+	if (mine && nta_enabled()) {
+		if (nta_bin_has_room(c, units)) {
+			nta_bin_push(c, obj, units);
+			return 1;
+		}
+		/* Merged only because the bins are full: they will grow. */
+		c->bin_overflows++;
+	}
+	nta_free_units(pool, blk, unit, units, released);
 	return 1;
 }
 
@@ -1343,8 +1405,8 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 				 struct list_head *released)
 {
+	unsigned int n = 0, batches = 0, i, overflows = c->bin_overflows;
 	struct llist_node *pos, *next;
-	unsigned int n = 0, batches = 0, i;
 	struct nta_rbatch *b;
 
 	if (llist_empty(&c->rb_inbox))
@@ -1367,6 +1429,8 @@ static unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
 	}
 	rcu_read_unlock();
+	if (mine && c->bin_overflows != overflows)
+		nta_bins_on_overflow(c);
 	return n;
 }
 
@@ -1467,15 +1531,15 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 
 	if (want_init_on_free())
 		memset(ptr, 0, size);
-	if (c->bin_nr[units] >= nta_bin_cap[units])
+	if (c->bin_nr[units] >= nta_bin_cap_of(c, units))
 		nta_bin_trim(c, units, c->bin_nr[units] / 2, released);
 	/*
 	 * The CPU's bins are full of other lengths: merge them all rather
 	 * than let lengths that went out of use keep out the current ones.
 	 */
-	if (c->bin_units + units > NTA_BINS_UNITS)
+	if (c->bin_units + units > c->bin_limit)
 		nta_bins_flush(c, released);
-	if (c->bin_units + units <= NTA_BINS_UNITS)
+	if (c->bin_units + units <= c->bin_limit)
 		nta_bin_push(c, ptr, units);
 	else	/* an object longer than the cap: not with 4 KiB pages */
 		nta_free_units(&c->pool, nta_block_of(ptr),
@@ -2248,6 +2312,7 @@ static int __init nta_init(void)
 
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
 		c->pool.spares = NTA_SPARE_BLOCKS;
+		nta_bins_set_shift(c, 0);
 		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
 		timer_setup(&c->stranded, nta_stranded_fn, 0);

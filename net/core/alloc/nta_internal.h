@@ -42,6 +42,17 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
 #define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
+/*
+ * A drain that finds the bins full merges what they cannot take, and the
+ * owner splits the same lengths off again for its next allocations: a CPU
+ * that allocates what another CPU frees does both for every object.  So
+ * the bins follow that load: each drain that had to merge doubles all
+ * three caps, up to 2^NTA_BIN_SHIFT_MAX times (1 MiB per CPU), and an
+ * NTA_BIN_DECAY tick without such a drain halves them again and merges
+ * what is above.  page_pool's ptr_ring, which takes back the pages other
+ * CPUs free, holds up to 1024 pages per queue for the same reason.
+ */
+#define NTA_BIN_SHIFT_MAX	4
 
 /*
  * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
@@ -140,8 +151,12 @@ struct nta_report {
 /**
  * struct nta_cpu - one CPU's allocator
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
- *	holds it owns @bin, @bin_nr, @bin_units, @live and @fast
+ *	holds it owns the bins (@bin_shift to @bin_nr), @live and @fast
+ * @bin_shift: the bins' caps are NTA_BIN_MAX, NTA_BIN_BYTES and
+ *	NTA_BINS_UNITS times 2^@bin_shift; raised by drains that found the
+ *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX)
  * @bin_units: units parked in all the bins
+ * @bin_limit: NTA_BINS_UNITS << @bin_shift
  * @bin: per object length in units, a LIFO of freed objects, linked
  *	through their first word, that the fast path hands out again as is
  * @bin_nr: objects in each bin
@@ -158,6 +173,8 @@ struct nta_report {
  *	allocation or free since the last tick are merged into the pool
  * @decay_seen: the fast-path counters at the last tick
  * @spare_grows: growths since the last tick (nta_spares_decay())
+ * @bin_overflows: objects drains merged since the last tick because the
+ *	bins were full (nta_bins_on_overflow())
  * @released_seen: @pool.released at the last growth (nta_spares_on_grow())
  * @grow_failed: when growth last failed (jiffies), 0 if never: it rests
  *	for NTA_GROW_BACKOFF after
@@ -174,9 +191,11 @@ struct nta_report {
  */
 struct nta_cpu {
 	u8 busy;
+	u8 bin_shift;
 	unsigned int bin_units;
+	unsigned int bin_limit;
 	void *bin[NTA_NR_LISTS];
-	u8 bin_nr[NTA_NR_LISTS];
+	u16 bin_nr[NTA_NR_LISTS];
 	struct nta_stats fast;
 	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
@@ -189,6 +208,7 @@ struct nta_cpu {
 	struct timer_list decay;
 	u64 decay_seen;
 	unsigned int spare_grows;
+	unsigned int bin_overflows;
 	unsigned int released_seen;
 	struct nta_report report;
 	struct nta_rbatch *rb_open[NTA_RB_SLOTS];

@@ -1981,7 +1981,8 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 	unsigned int n = 0;
 	void *p;
 
-	for (p = c->bin[units]; p && n <= NTA_BIN_MAX; p = nta_bin_next(p))
+	for (p = c->bin[units]; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
+	     p = nta_bin_next(p))
 		n++;
 	return n;
 }
@@ -2213,6 +2214,98 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 }
 
 /*
+ * An allocation of a length nothing here frees, so it takes the slow path,
+ * which drains what other CPUs freed; kept in *@p until the test frees it.
+ */
+static void nta_tslow_alloc(struct kunit *test, void **p)
+{
+	*p = nta_alloc(NTA_UNIT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *p);
+}
+
+/*
+ * Bins that a drain overflows double their caps, so that a CPU allocating
+ * what another CPU frees gets the objects back from its bins instead of
+ * merging and splitting each; they stop at 2^NTA_BIN_SHIFT_MAX, stay put
+ * while nothing overflows, decay back when idle and reset on trim.
+ */
+static void nta_bins_follow_remote_load(struct kunit *test)
+{
+	const unsigned int n = 8 * NTA_RB_MAX, size = 704;
+	void *trig[NTA_BIN_SHIFT_MAX + 3];
+	unsigned int owner, units, cap, round, shift, want, nr, i, t = 0;
+	unsigned long free0, free1;
+	struct nta_tobjs *o;
+	struct nta_cpu *c;
+	int other, ms;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
+	owner = nta_tpin_batched(test, &other);
+	c = nta_tcpu(owner);
+	units = nta_size_to_units(size);
+	cap = nta_tbin_cap(units);
+	KUNIT_ASSERT_EQ(test, c->bin_shift, 0);
+	/* The last raise still overflows; at the top the bins take all. */
+	KUNIT_ASSERT_LT(test, cap << (NTA_BIN_SHIFT_MAX - 1), n);
+	KUNIT_ASSERT_GE(test, cap << NTA_BIN_SHIFT_MAX, n);
+	free0 = nta_tfree_units(owner);
+	o = nta_talloc_objs(test, n, size);
+
+	for (round = 0; round <= NTA_BIN_SHIFT_MAX; round++) {
+		shift = c->bin_shift;
+		KUNIT_EXPECT_EQ(test, shift, round);
+		nta_tfree_on(test, other, o, 0, n, true);
+		/* The next slow path here drains them into the bins. */
+		nta_tslow_alloc(test, &trig[t++]);
+		want = min(n, cap << shift);
+		nr = c->bin_nr[units];
+		KUNIT_EXPECT_EQ(test, nr, want);
+		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), want);
+		KUNIT_EXPECT_LE(test, c->bin_units, c->bin_limit);
+		KUNIT_EXPECT_EQ(test, c->bin_limit, NTA_BINS_UNITS << c->bin_shift);
+		/* Raised only when the bins overflowed, never past the cap. */
+		KUNIT_EXPECT_EQ(test, c->bin_shift,
+				want < n ? min_t(unsigned int, shift + 1,
+						 NTA_BIN_SHIFT_MAX) : shift);
+		free1 = READ_ONCE(c->pool.free_units);
+		for (i = 0; i < n; i++) {
+			o->obj[i] = nta_alloc(size, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, o->obj[i]);
+		}
+		/* Once the bins took them all, nothing was split again. */
+		if (want == n)
+			KUNIT_EXPECT_EQ(test, READ_ONCE(c->pool.free_units),
+					free1);
+	}
+	KUNIT_EXPECT_EQ(test, c->bin_shift, NTA_BIN_SHIFT_MAX);
+
+	/* Idle: the ticks bring the caps back, and merge the bins. */
+	nta_tfree_on(test, other, o, 0, n, true);
+	nta_tslow_alloc(test, &trig[t++]);
+	for (ms = 0; ms < 8000 && READ_ONCE(c->bin_shift); ms += 50)
+		msleep(50);
+	kunit_info(test, "caps back after %d ms (tick %u ms)\n", ms,
+		   jiffies_to_msecs(NTA_BIN_DECAY));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_limit), NTA_BINS_UNITS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_nr[units]), cap);
+
+	/* Raised once more, then trimmed: back to the base caps at once. */
+	o = nta_talloc_objs(test, n, size);
+	nta_tfree_on(test, other, o, 0, n, true);
+	nta_tslow_alloc(test, &trig[t++]);
+	KUNIT_EXPECT_EQ(test, c->bin_shift, 1);
+	while (t)
+		nta_free(trig[--t], NTA_UNIT);
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
+}
+
+/*
  * Binned objects never make the pool grow: with every block full but for
  * a binned object, an allocation of another length flushes the bins,
  * merges, and is served without a new block.
@@ -2368,6 +2461,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
+	KUNIT_CASE(nta_bins_follow_remote_load),
 	KUNIT_CASE(nta_spares_follow_churn),
 	KUNIT_CASE(nta_spares_shrinker_resets),
 	KUNIT_CASE(nta_bin_flush_before_grow),
