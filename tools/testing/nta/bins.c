@@ -7,9 +7,21 @@
 
 #include "bins.h"
 
+/* nta_bins_set_shift() */
+static void bins_set_shift(struct bins *b, unsigned int shift)
+{
+	b->shift = shift;
+	b->limit = NTA_BINS_UNITS << shift;
+}
+
 void bins_init(struct bins *b)
 {
-	memset(b, 0, sizeof(*b));
+	unsigned int u;
+
+	memset(b, 0, offsetof(struct bins, obj));
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		b->cap0[u] = bin_cap0(u);
+	bins_set_shift(b, 0);
 }
 
 /* A binned object's first word, as nta_bin_set_next() writes it. */
@@ -99,6 +111,14 @@ void bins_flush(struct hcpu *c, struct bins *b)
 	b->flushes++;
 }
 
+/* nta_bins_flush() then nta_spares_reset(): trim, shrinker, hotplug, switch-off. */
+void bins_reset(struct hcpu *c, struct bins *b)
+{
+	bins_flush(c, b);
+	bins_set_shift(b, 0);
+	b->overflows = 0;
+}
+
 /* nta_alloc()'s fast path, then nta_alloc_locked() and its growth. */
 void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 {
@@ -125,12 +145,12 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	why = nta_check_object(nta_block_of(obj), obj, size);
 	if (why)
 		return why;
-	if (b->nr[units] >= bin_cap(units))
+	if (b->nr[units] >= bin_cap(b, units))
 		bin_trim(c, b, units, b->nr[units] / 2);
 	/* Lengths that went out of use must not keep out current ones. */
-	if (b->units + units > NTA_BINS_UNITS)
+	if (b->units + units > b->limit)
 		bins_flush(c, b);
-	if (b->units + units <= NTA_BINS_UNITS)
+	if (b->units + units <= b->limit)
 		bin_push(b, obj, units);
 	else	/* longer than the CPU's cap: not with 4 KiB pages */
 		bin_merge(c, b, obj, units);
@@ -139,7 +159,7 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 
 /*
  * nta_rb_free_one(): into the bin if there is room, else merged on its
- * own; a drain does not empty other bins to make room.
+ * own, an overflow; a drain does not empty other bins to make room.
  */
 enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 				    unsigned int size)
@@ -150,11 +170,46 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 	why = nta_check_object(nta_block_of(obj), obj, size);
 	if (why)
 		return why;
-	if (bin_has_room(b, units))
+	if (bin_has_room(b, units)) {
 		bin_push(b, obj, units);
-	else
-		bin_merge(c, b, obj, units);
+		return NTA_FREE_OK;
+	}
+	/* Merged only because the bins are full: they will grow. */
+	b->overflows++;
+	b->drain_overflows++;
+	bin_merge(c, b, obj, units);
 	return NTA_FREE_OK;
+}
+
+/* nta_rb_drain()'s end, and nta_bins_on_overflow(). */
+void bins_drain_end(struct bins *b)
+{
+	b->drains++;
+	if (b->drain_overflows && b->shift < NTA_BIN_SHIFT_MAX) {
+		bins_set_shift(b, b->shift + 1);
+		b->raises++;
+	}
+	b->drain_overflows = 0;
+}
+
+/* nta_bins_decay() */
+bool bins_decay(struct hcpu *c, struct bins *b)
+{
+	bool lower = !b->overflows && b->shift;
+	unsigned int u;
+
+	b->ticks++;
+	if (lower) {
+		bins_set_shift(b, b->shift - 1);
+		b->lowerings++;
+		for (u = 1; u < NTA_NR_LISTS; u++)
+			if (b->nr[u] > bin_cap(b, u))
+				bin_trim(c, b, u, bin_cap(b, u));
+		if (b->units > b->limit)
+			bins_flush(c, b);
+	}
+	b->overflows = 0;
+	return lower;
 }
 
 unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
@@ -192,10 +247,16 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 	unsigned int u, i, errors = 0;
 	unsigned long units = 0;
 
+	if (b->shift > NTA_BIN_SHIFT_MAX ||
+	    b->limit != (unsigned int)NTA_BINS_UNITS << b->shift) {
+		t_fail(__FILE__, __LINE__, "bins at shift %u (max %u), limit %u",
+		       b->shift, NTA_BIN_SHIFT_MAX, b->limit);
+		return 1;
+	}
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
-		if (b->nr[u] > bin_cap(u)) {
-			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u",
-			       u, b->nr[u], bin_cap(u));
+		if (b->nr[u] > bin_cap(b, u) || b->cap0[u] != bin_cap0(u)) {
+			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u (%u << %u)",
+			       u, b->nr[u], bin_cap(b, u), b->cap0[u], b->shift);
 			errors++;
 			continue;
 		}
@@ -204,10 +265,10 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 						i ? b->obj[u][i - 1] : NULL);
 		units += (unsigned long)b->nr[u] * u;
 	}
-	if (!errors && (units != b->units || b->units > NTA_BINS_UNITS)) {
+	if (!errors && (units != b->units || b->units > b->limit)) {
 		t_fail(__FILE__, __LINE__,
-		       "bins hold %lu units, count %u, cap %lu", units,
-		       b->units, (unsigned long)NTA_BINS_UNITS);
+		       "bins hold %lu units, count %u, limit %u", units,
+		       b->units, b->limit);
 		errors++;
 	}
 	return errors;

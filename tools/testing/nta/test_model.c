@@ -213,13 +213,13 @@ static void model_bins_counts(struct model *m, unsigned int units)
 {
 	const struct bins *b = m->b;
 
-	if (b->units == m->binned_units && b->units <= NTA_BINS_UNITS &&
-	    b->nr[units] <= bin_cap(units))
+	if (b->units == m->binned_units && b->units <= b->limit &&
+	    b->nr[units] <= bin_cap(b, units))
 		return;
 	t_fail(__FILE__, __LINE__,
-	       "op %lu: bins hold %u units (shadow %lu, cap %lu), bin %u %u objects (cap %u)",
-	       m->op, b->units, m->binned_units, (unsigned long)NTA_BINS_UNITS,
-	       units, b->nr[units], bin_cap(units));
+	       "op %lu: bins hold %u units (shadow %lu, limit %u), bin %u %u objects (cap %u)",
+	       m->op, b->units, m->binned_units, b->limit,
+	       units, b->nr[units], bin_cap(b, units));
 	m->errors++;
 }
 
