@@ -24,23 +24,39 @@
  * (bins.c), as nta_alloc() and nta_free() would: a unit is then owned by
  * a live object, by an object parked in a bin (SH_BINNED: its serial
  * kept, still allocated in the core but with length byte 0), or by a
- * free chunk.  A fifth of the frees come as if drained from another
- * CPU's batch (push if room, else merge); the bins report every object
+ * free chunk.  About a fifth of the frees come as if drained from another
+ * CPU's batches, in drains of 1 to 32 frees closed by bins_drain_end()
+ * (push if room, else merge: an overflow); the bins report every object
  * they merge, which must have been binned and must now be one merged
- * chunk.  After every operation: an object the bins hand out was binned,
- * whole, and is live again; one they park is on top of the bin of its
- * length and parked in the core; the bins' counts agree with the shadow's
- * and keep to their caps; the pool grew only with the bins empty.
- * Randomly interleaved: a flush (as trim, the shrinker, hotplug and
- * switching off do), after which every bin is empty and the pool passes
- * h_check_pool() with only the live objects in it; and a halving of one
- * bin (what a free into a full bin does), which must keep its newer half.
- * The trims every 4096 operations flush first, as nta_trim_local() does;
- * when no object is live, the bins are flushed (as their idle decay
- * would) and the pool must be back at its reserve exactly as without
- * bins.  The full check adds: every binned object is on exactly one bin
- * list, of its length, and every object on a list is binned
- * (bins_check(): parked in the core, linked as nta.c links it).
+ * chunk.  After every free: the object is parked or merged, and its bin
+ * and the bins' units are what nta_free_to_bin() (halve a full bin, flush
+ * above the limit) or nta_rb_free_one() (park if room) make of them, with
+ * the caps at the current shift worked out by the test itself.  After
+ * every drain: the shift went up by one (to at most NTA_BIN_SHIFT_MAX)
+ * if and only if a free in it overflowed.  After every operation: an
+ * object the bins hand out was binned, whole, and is live again; one they
+ * park is on top of the bin of its length and parked in the core; the
+ * shift is at most NTA_BIN_SHIFT_MAX, every bin within its cap at that
+ * shift and the bins within their limit; the bins' counts agree with the
+ * shadow's; the pool grew only with the bins empty.  Randomly
+ * interleaved: a flush as trim, the shrinker, hotplug and switching off
+ * do (bins_reset()), after which every bin is empty, the shift is 0 and
+ * the pool passes h_check_pool() with only the live objects in it; a
+ * halving of one bin (what a free into a full bin does), which must keep
+ * its newer half; and a decay tick (bins_decay()), which with no overflow
+ * since the last tick must lower the shift by one, leave every bin at
+ * most its lowered cap, keeping its newest objects, and merge all of them
+ * if they were still above the lowered limit, and otherwise change
+ * nothing.  The trims every 4096 operations flush first and reset the
+ * shift, as nta_trim_local() does; when no object is live, the bins are
+ * flushed (as their idle decay would, leaving the shift alone) and the
+ * pool must be back at its reserve exactly as without bins.  Not
+ * vacuous: with 10^5 operations or more the shift must have risen and a
+ * decay must have lowered it and merged objects, with 10^6 or more (the
+ * defaults) it must have reached NTA_BIN_SHIFT_MAX.  The full check adds:
+ * every binned object is on exactly one bin list, of its length, and
+ * every object on a list is binned (bins_check(): parked in the core,
+ * linked as nta.c links it).
  */
 #include "bins.h"
 
@@ -72,6 +88,11 @@ struct model {
 	unsigned int last_units;		/* of the last free */
 	unsigned long allocs, frees, drained, empties, full_checks;
 	unsigned long peak_blocks, trims, flushes, halvings;
+	/* The bins' caps, by the test's own account (bins_drain_end() etc.) */
+	unsigned long tick_overflows;		/* drained frees merged since the tick */
+	unsigned long drains, overflowed, raises, ticks, lowerings;
+	unsigned long decay_merged, decay_flushes;
+	unsigned long at_shift[NTA_BIN_SHIFT_MAX + 1];	/* ops ended at each */
 };
 
 #define SH_BUCKETS	4096
@@ -325,12 +346,17 @@ static void model_free_core(struct model *m, const struct obj *o)
  * Into the bins: binned from now on in the shadow, until the bins hand it
  * out again or merge it (sh_bins_merged(), which may be at once).
  */
-static void model_free_bins(struct model *m, const struct obj *o)
+static bool model_free_bins(struct model *m, const struct obj *o,
+			    bool drained)
 {
 	struct nta_block *blk = nta_block_of(o->p);
 	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
-	bool drained = rng_range(&m->r, 0, 99) < 20;
 	const struct bins *b = m->b;
+	/* What the bins may hold now, worked out apart from bins.h. */
+	unsigned int cap = bin_cap0(units) << b->shift, nr0 = b->nr[units];
+	unsigned int limit = NTA_BINS_UNITS << b->shift, units0 = b->units;
+	unsigned int want_nr, want_units;
+	bool parked, want_parked = true;
 	enum nta_bad_free why;
 	struct shadow *s;
 
@@ -348,7 +374,8 @@ static void model_free_bins(struct model *m, const struct obj *o)
 	}
 	/* Parked: on top of its bin and in the core; else merged already. */
 	s = sh_find(blk);
-	if (s && s->owner[unit]) {
+	parked = s && s->owner[unit];
+	if (parked) {
 		unsigned int nr = b->nr[units];
 
 		if (!nr || b->obj[units][nr - 1] != o->p) {
@@ -361,9 +388,39 @@ static void model_free_bins(struct model *m, const struct obj *o)
 		}
 	}
 	model_bins_counts(m, units);
+	if (drained) {
+		/* nta_rb_free_one(): parked if its bin and the bins have room. */
+		want_parked = nr0 < cap && units0 + units <= limit;
+		want_nr = nr0 + want_parked;
+		want_units = units0 + (want_parked ? units : 0);
+	} else {
+		/* nta_free_to_bin(): halve a full bin, flush if over the limit. */
+		want_nr = nr0 >= cap ? nr0 / 2 : nr0;
+		want_units = units0 - (nr0 - want_nr) * units;
+		if (want_units + units > limit)
+			want_nr = want_units = 0;
+		want_nr++;
+		want_units += units;
+	}
+	if (parked != want_parked || b->nr[units] != want_nr ||
+	    b->units != want_units) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u), bins %u -> %u units (want %u, limit %u), %s",
+		       m->op, drained ? "drained" : "owner's", units, b->shift,
+		       nr0, b->nr[units], want_nr, cap, units0, b->units,
+		       want_units, limit, parked ? "parked" : "merged");
+		m->errors++;
+	}
+	/* A drained free the bins did not take is an overflow. */
+	return drained && !parked;
 }
 
-static void model_free(struct model *m)
+/*
+ * Free a random live object (often the newest), through the bins as the
+ * owner's free or, with @drained, as a drained one; true if that was an
+ * overflow (merged at once).
+ */
+static bool model_free(struct model *m, bool drained)
 {
 	unsigned int i = rng_range(&m->r, 0, 99) < 30 ? m->nlive - 1 :
 			 rng_range(&m->r, 0, m->nlive - 1);
@@ -375,7 +432,7 @@ static void model_free(struct model *m)
 		t_fail(__FILE__, __LINE__, "op %lu: %p in an unknown block",
 		       m->op, o.p);
 		m->errors++;
-		return;
+		return false;
 	}
 	if (!tag_ok(&o)) {
 		t_fail(__FILE__, __LINE__, "op %lu: object %u (%p) overwritten",
@@ -395,9 +452,130 @@ static void model_free(struct model *m)
 	m->live_units -= units;
 	m->frees++;
 	if (m->b)
-		model_free_bins(m, &o);
-	else
-		model_free_core(m, &o);
+		return model_free_bins(m, &o, drained);
+	model_free_core(m, &o);
+	return false;
+}
+
+/*
+ * One nta_rb_drain() on the owner: a run of drained frees, then
+ * bins_drain_end().  Overflows by the shadow's account (drained objects
+ * merged at once) must be the bins', and a drain with any raises the
+ * shift by one, up to NTA_BIN_SHIFT_MAX; without, it stays.
+ */
+static void model_drain(struct model *m)
+{
+	struct bins *b = m->b;
+	unsigned int n = rng_range(&m->r, 1, 32), shift = b->shift, want;
+	unsigned int overflows = b->overflows, merged = 0, i;
+
+	for (i = 0; i < n && m->nlive && !m->errors; i++)
+		merged += model_free(m, true);
+	bins_drain_end(b);
+	m->drains++;
+	m->tick_overflows += merged;
+	m->overflowed += !!merged;
+	want = merged && shift < NTA_BIN_SHIFT_MAX ? shift + 1 : shift;
+	m->raises += want > shift;
+	if (b->shift != want || b->overflows - overflows != merged ||
+	    b->limit != (unsigned int)NTA_BINS_UNITS << want) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: drain of %u with %u merged: shift %u -> %u (want %u), overflows %u -> %u, limit %u",
+		       m->op, i, merged, shift, b->shift, want, overflows,
+		       b->overflows, b->limit);
+		m->errors++;
+	}
+}
+
+/*
+ * A decay tick (nta_bins_decay()): with no overflow since the last tick
+ * the shift goes down by one and every bin above its new cap keeps its
+ * newest objects up to it; if the bins still hold more than the new
+ * limit, all of them are merged.  Otherwise nothing changes.  Either way
+ * the overflows start again from 0.  What to expect is worked out here
+ * from the test's own overflow count, before the tick.
+ */
+static void model_decay(struct model *m)
+{
+	struct bins *b = m->b;
+	unsigned int shift = b->shift, want, u, keep[NTA_NR_LISTS];
+	void *newest[NTA_NR_LISTS], *oldest[NTA_NR_LISTS];
+	unsigned long merged = b->merged, units = 0;
+	bool lowered, flush;
+
+	want = !m->tick_overflows && shift ? shift - 1 : shift;
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		unsigned int nr = b->nr[u];
+
+		keep[u] = min(nr, bin_cap0(u) << want);
+		newest[u] = keep[u] ? b->obj[u][nr - 1] : NULL;
+		oldest[u] = keep[u] ? b->obj[u][nr - keep[u]] : NULL;
+		units += (unsigned long)keep[u] * u;
+	}
+	flush = units > ((unsigned long)NTA_BINS_UNITS << want);
+	lowered = bins_decay(m->c, b);
+	m->ticks++;
+	m->lowerings += lowered;
+	m->decay_merged += b->merged - merged;
+	m->decay_flushes += flush;
+	m->tick_overflows = 0;
+	if (lowered != (want != shift) || b->shift != want || b->overflows ||
+	    b->limit != (unsigned int)NTA_BINS_UNITS << want ||
+	    b->units > b->limit) {
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: decay from shift %u: shift %u (want %u), lowered %d, overflows %u, %u units, limit %u",
+		       m->op, shift, b->shift, want, lowered, b->overflows,
+		       b->units, b->limit);
+		m->errors++;
+		return;
+	}
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		unsigned int nr = b->nr[u], exp = flush ? 0 : keep[u];
+
+		if (nr <= bin_cap0(u) << want && nr == exp &&
+		    (!nr || (b->obj[u][nr - 1] == newest[u] &&
+			     b->obj[u][0] == oldest[u])))
+			continue;
+		t_fail(__FILE__, __LINE__,
+		       "op %lu: decay to shift %u left bin %u with %u (cap %u, want %u%s), newest %s, oldest kept %s",
+		       m->op, want, u, nr, bin_cap0(u) << want, exp,
+		       flush ? ", flushed" : "",
+		       nr && b->obj[u][nr - 1] == newest[u] ? "ok" : "wrong",
+		       nr && b->obj[u][0] == oldest[u] ? "ok" : "wrong");
+		m->errors++;
+		return;
+	}
+}
+
+/*
+ * After every operation: the shift within bounds, the limit its
+ * NTA_BINS_UNITS << shift, every bin within its cap at this shift, the
+ * bins within the limit and their units the shadow's.
+ */
+static void model_bins_caps(struct model *m)
+{
+	const struct bins *b = m->b;
+	unsigned int u;
+
+	if (b->shift <= NTA_BIN_SHIFT_MAX &&
+	    b->limit == (unsigned int)NTA_BINS_UNITS << b->shift &&
+	    b->units <= b->limit && b->units == m->binned_units) {
+		for (u = 1; u < NTA_NR_LISTS; u++)
+			if (b->nr[u] > bin_cap0(u) << b->shift)
+				break;
+		if (u == NTA_NR_LISTS) {
+			m->at_shift[b->shift]++;
+			return;
+		}
+	} else {
+		u = 0;
+	}
+	t_fail(__FILE__, __LINE__,
+	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
+	       m->op, b->shift, NTA_BIN_SHIFT_MAX, b->limit, b->units,
+	       m->binned_units, u, u ? b->nr[u] : 0,
+	       u ? bin_cap0(u) << b->shift : 0);
+	m->errors++;
 }
 
 /*
@@ -405,13 +583,26 @@ static void model_free(struct model *m)
  * nothing binned is left, and with @full, the pool holds exactly the live
  * objects and passes h_check_pool() (so no free chunks are adjacent).
  */
-static void model_flush(struct model *m, bool full)
+static void model_flush(struct model *m, bool full, bool reset)
 {
 	struct h_pool_stats st;
 	unsigned int u;
 
-	bins_flush(m->c, m->b);
+	if (reset)
+		bins_reset(m->c, m->b);
+	else
+		bins_flush(m->c, m->b);
 	m->flushes++;
+	if (reset) {
+		m->tick_overflows = 0;
+		if (m->b->shift || m->b->overflows ||
+		    m->b->limit != NTA_BINS_UNITS) {
+			t_fail(__FILE__, __LINE__,
+			       "op %lu: after a reset the bins are at shift %u, overflows %u, limit %u",
+			       m->op, m->b->shift, m->b->overflows, m->b->limit);
+			m->errors++;
+		}
+	}
 	for (u = 1; u < NTA_NR_LISTS && !m->b->nr[u]; u++)
 		;
 	if (u < NTA_NR_LISTS || m->b->units || m->binned || m->binned_units) {
@@ -459,7 +650,7 @@ static void model_trim(struct model *m)
 	const struct nta_pool *pool = &m->c->pool;
 
 	if (m->b)
-		model_flush(m, true);
+		model_flush(m, true, true);
 	m->trims += h_trim(m->c);
 	if (pool->nr_blocks > pool->reserve &&
 	    !nta_flist_empty(&pool->free[NTA_DATA_UNITS])) {
@@ -480,7 +671,7 @@ static void model_empty(struct model *m)
 
 	m->empties++;
 	if (m->b)
-		model_flush(m, false);
+		model_flush(m, false, false);
 	if (pool->nr_blocks > max(pool->reserve, 1u) ||
 	    pool->free_units != (unsigned long)pool->nr_blocks * NTA_DATA_UNITS) {
 		t_fail(__FILE__, __LINE__,
@@ -608,7 +799,15 @@ static void model_report(const char *when, const struct model *m)
 	       foot ? (double)free_b / foot : 0.0, nta_pool_largest_free(pool));
 }
 
-/* Alloc or free, towards the target; with bins, now and then a flush or a halving. */
+/*
+ * Alloc or free, towards the target; with bins, now and then a flush (as
+ * trim, the shrinker, hotplug and switch-off do), a halving or a decay
+ * tick, and a free may be a drain of several.
+ */
+/* Decay ticks per 4096 operations, and one free in this many a drain. */
+#define MODEL_DECAY	16
+#define MODEL_DRAIN	64
+
 static void model_step(struct model *m, unsigned int target)
 {
 	const unsigned int max_live = 2000;
@@ -618,11 +817,15 @@ static void model_step(struct model *m, unsigned int target)
 		unsigned int x = rng_range(&m->r, 0, 4095);
 
 		if (x == 0) {
-			model_flush(m, true);
+			model_flush(m, true, true);
 			return;
 		}
 		if (x < 64 && m->last_units) {
 			model_halve(m, m->last_units);
+			return;
+		}
+		if (x >= 64 && x < 64 + MODEL_DECAY) {
+			model_decay(m);
 			return;
 		}
 	}
@@ -634,8 +837,10 @@ static void model_step(struct model *m, unsigned int target)
 		do_alloc = rng_range(&m->r, 0, 99) < (m->nlive < target ? 75u : 25u);
 	if (do_alloc)
 		model_alloc(m);
+	else if (m->b && !rng_range(&m->r, 0, MODEL_DRAIN - 1))
+		model_drain(m);
 	else
-		model_free(m);
+		model_free(m, false);
 }
 
 /* Give everything back, then tear down: nothing may be left over. */
@@ -644,7 +849,7 @@ static void model_finish(struct model *m)
 	unsigned int b;
 
 	if (m->b)
-		model_flush(m, true);
+		model_flush(m, true, true);
 	while (m->nlive) {
 		struct obj *o = &m->live[--m->nlive];
 
@@ -694,6 +899,8 @@ static void model_run(const char *name, struct bins *bins)
 			model_trim(m);
 		if (!m->nlive)
 			model_empty(m);
+		if (m->b)
+			model_bins_caps(m);
 		if ((m->op + 1) % check_every == 0)
 			model_full_check(m);
 		if ((m->op + 1) % (ops / 10 ? ops / 10 : 1) == 0)
@@ -707,10 +914,39 @@ static void model_run(const char *name, struct bins *bins)
 	       name, seed, m->op, m->allocs, m->frees, now_sec() - t0, m->full_checks,
 	       m->empties, m->peak_blocks, m->peak_blocks * NTA_BLOCK_SIZE >> 10,
 	       m->c->grows, m->c->returns, m->trims);
-	if (bins)
+	if (bins) {
+		char hist[24 * (NTA_BIN_SHIFT_MAX + 1)];
+		unsigned int i, len = 0;
+
 		t_note("%s: bins: %lu pushes, %lu pops, %lu merged, %lu flushes (%lu by the test), %lu halvings, %lu frees as drained",
 		       name, bins->pushes, bins->pops, bins->merged, bins->flushes,
 		       m->flushes, m->halvings, m->drained);
+		for (i = 0; i <= NTA_BIN_SHIFT_MAX; i++)
+			len += snprintf(hist + len, sizeof(hist) - len, " %lu",
+					m->at_shift[i]);
+		t_note("%s: caps: %lu drains (%lu overflowed, %lu raised the shift), %lu ticks (%lu lowered it, merging %lu objects, %lu flushing), ops ended at shift 0..%u:%s",
+		       name, m->drains, m->overflowed, m->raises, m->ticks,
+		       m->lowerings, m->decay_merged, m->decay_flushes,
+		       NTA_BIN_SHIFT_MAX, hist);
+		/*
+		 * Not vacuous: the caps went up (all the way in the default
+		 * runs, 10^6 ops or more, where some 1% of the ops end at
+		 * NTA_BIN_SHIFT_MAX) and came down, merging.
+		 */
+		if (m->op == ops && ops >= 100000) {
+			EXPECT(m->raises && (ops < 1000000 ||
+					     m->at_shift[NTA_BIN_SHIFT_MAX]),
+			       "the shift never rose (to %u): %lu raises",
+			       NTA_BIN_SHIFT_MAX, m->raises);
+			EXPECT(m->lowerings && m->decay_merged,
+			       "no decay lowered the shift and merged: %lu lowerings, %lu merged",
+			       m->lowerings, m->decay_merged);
+			EXPECT(bins->raises == m->raises &&
+			       bins->lowerings == m->lowerings,
+			       "bins counted %lu raises, %lu lowerings",
+			       bins->raises, bins->lowerings);
+		}
+	}
 	EXPECT(m->op == ops, "stopped after %lu of %lu ops", m->op, ops);
 	EXPECT(!m->errors, "%u errors", m->errors);
 	EXPECT(atomic_read(&h_poison_reports) == poison0, "poison reports on clean use");
