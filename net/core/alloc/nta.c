@@ -494,8 +494,10 @@ static void nta_release_blocks(struct list_head *released)
 static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __ro_after_init;
 static unsigned int nta_small_cache_size __initdata;
 
-/* Objects a bin holds at most, by length in units. */
-static u8 nta_bin_cap[NTA_NR_LISTS] __ro_after_init;
+/* Objects a bin holds at most at the base caps, by length in units. */
+static u8 nta_bin_base_cap[NTA_NR_LISTS] __ro_after_init;
+static_assert(NTA_BIN_MAX <= U8_MAX);
+static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* bin_nr */
 unsigned long nta_link_secret __ro_after_init;
 
 /* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
@@ -518,7 +520,7 @@ static void __init nta_init_bin_caps(void)
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		nta_bin_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT), 1,
+		nta_bin_base_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT), 1,
 				       NTA_BIN_MAX);
 }
 
@@ -636,7 +638,7 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
 static __always_inline unsigned int nta_bin_cap_of(const struct nta_cpu *c,
 						   unsigned int units)
 {
-	return nta_bin_cap[units] << c->bin_shift;
+	return nta_bin_base_cap[units] << c->bin_shift;
 }
 
 /* Room for one more object of @units units, in its bin and in the CPU's. */
@@ -722,10 +724,11 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 			nta_bin_trim(c, u, 0, released);
 }
 
+/* The only place that changes the caps: @bin_limit follows @bin_shift. */
 static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
 {
-	c->bin_shift = shift;
-	c->bin_limit = NTA_BINS_UNITS << shift;
+	WRITE_ONCE(c->bin_shift, shift);
+	WRITE_ONCE(c->bin_limit, NTA_BINS_UNITS << shift);
 }
 
 /*
@@ -970,7 +973,7 @@ static void nta_spares_reset(struct nta_cpu *c)
  * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
  * them into the pool once a tick has passed without a fast-path
  * allocation or free, so that memory parked for a length that went out of
- * use is not held for ever (up to NTA_BINS_UNITS per CPU); a busy CPU's
+ * use is not held for ever (up to @bin_limit units per CPU); a busy CPU's
  * bins are left alone.  The same tick halves spares raised by
  * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
  * The timer runs only while the bins hold objects or caps or spares are
@@ -2125,13 +2128,28 @@ static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
 	return blocks > pool->reserve ? min(whole, blocks - pool->reserve) : 0;
 }
 
+/*
+ * Pages a CPU holds in its bins above the base caps, read from anywhere:
+ * a trim merges them, and the blocks they keep may go back with them.
+ */
+static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
+{
+	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	unsigned int units = READ_ONCE(c->bin_units);
+
+	if (!READ_ONCE(c->bin_shift) || units <= NTA_BINS_UNITS)
+		return 0;
+	return ((units - NTA_BINS_UNITS) * NTA_UNIT) >> PAGE_SHIFT;
+}
+
 /**
  * nta_shrink_count - pages NTA could give back under memory pressure
  * @shrink: the shrinker
  * @sc: the request
  *
- * Return: pages in wholly free blocks above the reserves, and in every
- * wholly free block of an offline CPU, or SHRINK_EMPTY.
+ * Return: pages in wholly free blocks above the reserves, in every wholly
+ * free block of an offline CPU and in bins above their base caps, or
+ * SHRINK_EMPTY.
  */
 VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
 						struct shrink_control *sc)
@@ -2140,8 +2158,9 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += nta_cpu_spare_blocks(cpu);
-	return n ? n * NTA_BLOCK_PAGES : SHRINK_EMPTY;
+		n += nta_cpu_spare_blocks(cpu) * NTA_BLOCK_PAGES +
+		     nta_cpu_raised_bin_pages(cpu);
+	return n ?: SHRINK_EMPTY;
 }
 
 /* Give back up to @max spare blocks of this CPU's pool, bins merged first. */
@@ -2199,8 +2218,9 @@ static unsigned int nta_trim_offline(unsigned int max)
  *
  * Only a pool's owner may touch it, so this frees synchronously what the
  * calling CPU's pool and the offline CPUs' pools can give, and asks the
- * other CPUs that hold spares, once each until they have trimmed, to give
- * them back on their own (an irq_work): no IPI to every CPU per scan.
+ * other CPUs that hold spares or raised bins, once each until they have
+ * trimmed, to give them back on their own (an irq_work): no IPI to every
+ * CPU per scan.
  *
  * Return: the pages freed, or SHRINK_STOP when there were none.
  */
@@ -2218,7 +2238,9 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 	for_each_online_cpu(cpu) {
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
-		if (cpu != me && nta_cpu_spare_blocks(cpu) && !xchg(&c->trim, true))
+		if (cpu != me && (nta_cpu_spare_blocks(cpu) ||
+				  READ_ONCE(c->bin_shift)) &&
+		    !xchg(&c->trim, true))
 			nta_kick_cpu(cpu);
 	}
 	put_cpu();

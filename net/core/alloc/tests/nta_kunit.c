@@ -2127,6 +2127,8 @@ static void nta_bin_caps(struct kunit *test)
 	objs = kunit_kcalloc(test, 2 * NTA_BIN_MAX, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	nta_drain_all();
+	/* The base caps: the trim put back any a drain had raised. */
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_shift), 0);
 	nta_tstats(&s0);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		units = nta_size_to_units(sizes[i]);
@@ -2172,6 +2174,11 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 
 	nta_tneed_ready(test);
 	owner = nta_tpin_batched(test, &other);
+	/* One drain takes both batches: no stranded-free kick splits it. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
+							(void *)READ_ONCE(nta_stranded_delay)), 0);
+	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
+	timer_delete_sync(&nta_tcpu(other)->stranded);
 	c = nta_tcpu(owner);
 	units = nta_size_to_units(size);
 	other_units = nta_size_to_units(other_size);
@@ -2201,6 +2208,8 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, other_units), 4);
 	nr = c->bin_units;
 	KUNIT_EXPECT_EQ(test, nr, cap * units + 4 * other_units);
+	/* The objects merged for want of room raise the caps, once. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 1);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 0);
 
@@ -2226,14 +2235,17 @@ static void nta_tslow_alloc(struct kunit *test, void **p)
 /*
  * Bins that a drain overflows double their caps, so that a CPU allocating
  * what another CPU frees gets the objects back from its bins instead of
- * merging and splitting each; they stop at 2^NTA_BIN_SHIFT_MAX, stay put
- * while nothing overflows, decay back when idle and reset on trim.
+ * merging and splitting each; they stop at 2^NTA_BIN_SHIFT_MAX, do not
+ * rise when the bins take a whole drain, come down a step per tick
+ * without an overflowing drain, and reset on trim.  Each round must drain
+ * in one go: the stranded-free kick, which could split a drain, waits for
+ * an hour.
  */
 static void nta_bins_follow_remote_load(struct kunit *test)
 {
+	unsigned int owner, units, cap, round, shift, want, nr, i, t = 0;
 	const unsigned int n = 8 * NTA_RB_MAX, size = 704;
 	void *trig[NTA_BIN_SHIFT_MAX + 3];
-	unsigned int owner, units, cap, round, shift, want, nr, i, t = 0;
 	unsigned long free0, free1;
 	struct nta_tobjs *o;
 	struct nta_cpu *c;
@@ -2243,10 +2255,14 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	if (!nta_enabled())
 		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
 	owner = nta_tpin_batched(test, &other);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
+							(void *)READ_ONCE(nta_stranded_delay)), 0);
+	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
+	timer_delete_sync(&nta_tcpu(other)->stranded);
 	c = nta_tcpu(owner);
 	units = nta_size_to_units(size);
 	cap = nta_tbin_cap(units);
-	KUNIT_ASSERT_EQ(test, c->bin_shift, 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_shift), 0);
 	/* The last raise still overflows; at the top the bins take all. */
 	KUNIT_ASSERT_LT(test, cap << (NTA_BIN_SHIFT_MAX - 1), n);
 	KUNIT_ASSERT_GE(test, cap << NTA_BIN_SHIFT_MAX, n);
@@ -2254,19 +2270,21 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	o = nta_talloc_objs(test, n, size);
 
 	for (round = 0; round <= NTA_BIN_SHIFT_MAX; round++) {
-		shift = c->bin_shift;
+		shift = READ_ONCE(c->bin_shift);
 		KUNIT_EXPECT_EQ(test, shift, round);
 		nta_tfree_on(test, other, o, 0, n, true);
 		/* The next slow path here drains them into the bins. */
 		nta_tslow_alloc(test, &trig[t++]);
 		want = min(n, cap << shift);
-		nr = c->bin_nr[units];
+		nr = READ_ONCE(c->bin_nr[units]);
 		KUNIT_EXPECT_EQ(test, nr, want);
 		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), want);
-		KUNIT_EXPECT_LE(test, c->bin_units, c->bin_limit);
-		KUNIT_EXPECT_EQ(test, c->bin_limit, NTA_BINS_UNITS << c->bin_shift);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_units),
+				READ_ONCE(c->bin_limit));
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_limit),
+				NTA_BINS_UNITS << READ_ONCE(c->bin_shift));
 		/* Raised only when the bins overflowed, never past the cap. */
-		KUNIT_EXPECT_EQ(test, c->bin_shift,
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift),
 				want < n ? min_t(unsigned int, shift + 1,
 						 NTA_BIN_SHIFT_MAX) : shift);
 		free1 = READ_ONCE(c->pool.free_units);
@@ -2279,7 +2297,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, READ_ONCE(c->pool.free_units),
 					free1);
 	}
-	KUNIT_EXPECT_EQ(test, c->bin_shift, NTA_BIN_SHIFT_MAX);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), NTA_BIN_SHIFT_MAX);
 
 	/* Idle: the ticks bring the caps back, and merge the bins. */
 	nta_tfree_on(test, other, o, 0, n, true);
@@ -2296,7 +2314,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	o = nta_talloc_objs(test, n, size);
 	nta_tfree_on(test, other, o, 0, n, true);
 	nta_tslow_alloc(test, &trig[t++]);
-	KUNIT_EXPECT_EQ(test, c->bin_shift, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 1);
 	while (t)
 		nta_free(trig[--t], NTA_UNIT);
 	nta_drain_all();
@@ -2461,11 +2479,11 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
-	KUNIT_CASE(nta_bins_follow_remote_load),
-	KUNIT_CASE(nta_spares_follow_churn),
+	KUNIT_CASE_SLOW(nta_bins_follow_remote_load),
+	KUNIT_CASE_SLOW(nta_spares_follow_churn),
 	KUNIT_CASE(nta_spares_shrinker_resets),
 	KUNIT_CASE(nta_bin_flush_before_grow),
-	KUNIT_CASE(nta_bin_decay),
+	KUNIT_CASE_SLOW(nta_bin_decay),
 	KUNIT_CASE(nta_nested_fast_path),
 	{}
 };
