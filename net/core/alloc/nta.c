@@ -520,8 +520,8 @@ static void __init nta_init_bin_caps(void)
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		nta_bin_base_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT), 1,
-				       NTA_BIN_MAX);
+		nta_bin_base_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT),
+					    1, NTA_BIN_MAX);
 }
 
 /*
