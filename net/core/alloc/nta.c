@@ -646,7 +646,7 @@ static __always_inline bool nta_bin_has_room(const struct nta_cpu *c,
 					     unsigned int units)
 {
 	return c->bin_nr[units] < nta_bin_cap_of(c, units) &&
-	       c->bin_units + units <= c->bin_limit;
+	       c->bin_units + units <= nta_bins_limit(c);
 }
 
 /* An object goes into its bin: no longer live, but not merged yet either. */
@@ -724,11 +724,9 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 			nta_bin_trim(c, u, 0, released);
 }
 
-/* The only place that changes the caps: @bin_limit follows @bin_shift. */
 static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
 {
 	WRITE_ONCE(c->bin_shift, shift);
-	WRITE_ONCE(c->bin_limit, NTA_BINS_UNITS << shift);
 }
 
 /*
@@ -759,7 +757,7 @@ static void nta_bins_decay(struct nta_cpu *c, struct list_head *released)
 			if (c->bin_nr[u] > nta_bin_cap_of(c, u))
 				nta_bin_trim(c, u, nta_bin_cap_of(c, u),
 					     released);
-		if (c->bin_units > c->bin_limit)
+		if (c->bin_units > nta_bins_limit(c))
 			nta_bins_flush(c, released);
 	}
 	c->bin_overflows = 0;
@@ -973,7 +971,7 @@ static void nta_spares_reset(struct nta_cpu *c)
  * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
  * them into the pool once a tick has passed without a fast-path
  * allocation or free, so that memory parked for a length that went out of
- * use is not held for ever (up to @bin_limit units per CPU); a busy CPU's
+ * use is not held for ever (up to nta_bins_limit() units per CPU); a busy CPU's
  * bins are left alone.  The same tick halves spares raised by
  * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
  * The timer runs only while the bins hold objects or caps or spares are
@@ -1540,9 +1538,9 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 	 * The CPU's bins are full of other lengths: merge them all rather
 	 * than let lengths that went out of use keep out the current ones.
 	 */
-	if (c->bin_units + units > c->bin_limit)
+	if (c->bin_units + units > nta_bins_limit(c))
 		nta_bins_flush(c, released);
-	if (c->bin_units + units <= c->bin_limit)
+	if (c->bin_units + units <= nta_bins_limit(c))
 		nta_bin_push(c, ptr, units);
 	else	/* an object longer than the cap: not with 4 KiB pages */
 		nta_free_units(&c->pool, nta_block_of(ptr),

@@ -165,7 +165,6 @@ struct nta_report {
  *	NTA_BINS_UNITS times 2^@bin_shift; raised by drains that found the
  *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX)
  * @bin_units: units parked in all the bins
- * @bin_limit: NTA_BINS_UNITS << @bin_shift
  * @bin: per object length in units, a LIFO of freed objects, linked
  *	through their first word, that the fast path hands out again as is
  * @bin_nr: objects in each bin
@@ -202,7 +201,6 @@ struct nta_cpu {
 	u8 busy;
 	u8 bin_shift;
 	unsigned int bin_units;
-	unsigned int bin_limit;
 	void *bin[NTA_NR_LISTS];
 	u16 bin_nr[NTA_NR_LISTS];
 	struct nta_stats fast;
@@ -229,6 +227,12 @@ struct nta_cpu {
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
+
+/* Units all the bins of @c may hold, as its caps stand now. */
+static __always_inline unsigned int nta_bins_limit(const struct nta_cpu *c)
+{
+	return NTA_BINS_UNITS << READ_ONCE(c->bin_shift);
+}
 
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
 extern unsigned int nta_reserve_blocks;
