@@ -297,6 +297,41 @@ def table(res, pool, percpu, bench, problems, meta):
     return '\n'.join(out) + '\n'
 
 
+def icount(path, bench):
+    """make bench-icount: the TCG plugin's windows (tools/testing/nta/icount/) per
+    pair of the bench's rows (median of the rounds), as lines and as data."""
+    if not os.path.exists(path):
+        return [], None
+    wins = {}
+    with open(path, errors='replace') as f:
+        for m in re.finditer(r'^nta-icount id=(\d+) cpu=(\d+) (.*)$', f.read(), re.M):
+            v = {k: [int(x) for x in c.split(',')] for k, _, c in (kv.partition('=') for kv in m[3].split())}
+            i = int(m[1])
+            wins[(i >> 7, i >> 2 & 31, i & 3)] = v['v' + m[2]], v['all']
+    pairs = int((re.findall(r'(\d+) pairs per figure', '\n'.join(bench)) or ['0'])[0])
+    rows = [(x[:9].strip(), x[10:21].strip()) for x in bench
+            if x.split(' ', 1)[0] in ('lifo', 'fifo64', 'fifo', 'xcpu', 'alloc_skb') and 'skipped' not in x]
+
+    def per(seq, kind, n, xcpu=False):  # median per pair of the counted rounds
+        vals = [w[xcpu] for (r, s, k), w in wins.items() if r == seq and k == kind and s]
+        return vals and [statistics.median(v[c] for v in vals) / n for c in range(4)]
+    out = ['', f'Exact counts per alloc+free pair (TCG plugin, {len(wins)} windows around the timed loops'
+           ' of nta/bench; median of the rounds): ins instructions, irqf cli/sti/popf, lock LOCK-prefixed'
+           ' or xchg with memory; xcpu: both vCPUs, the rest: the bench\'s vCPU']
+    fl = [(n, per(k, 3, 4 * pairs)) for k, n in enumerate(('empty loop', 'this_cpu_inc', 'irq save+inc+restore'))]
+    out.append('floor per iteration (ins/irqf/pushf/lock): ' + '; '.join(
+        f"{n} {'/'.join(fmt(x) for x in c)}" for n, c in fl if c))
+    out.append(f"{'test':<9} {'size':<11}" + ''.join(f" {k + ' ins':>11} {'irqf':>5} {'lock':>5}"
+                                                       for k in ('nta', 'mainl.', 'kmalloc')))
+    data = []
+    for seq, (test, arg) in enumerate(rows):
+        c = [per(seq, k, pairs, test == 'xcpu') for k in range(3)]
+        data.append({'test': test, 'size': arg, 'per_pair': dict(zip(('nta', 'mainline', 'kmalloc'), c))})
+        out.append(f'{test:<9} {arg:<11}' + ''.join(
+            f' {x[0]:11.1f} {x[1]:5.2f} {x[3]:5.2f}' if x else f" {'-':>11} {'-':>5} {'-':>5}" for x in c))
+    return out, {'floor': dict(fl), 'rows': data}
+
+
 def summary(res, meta):
     """The cover letter's @RESULTS@: one line per workload, ratios only."""
     out = [f"{meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
@@ -429,7 +464,8 @@ def main():
     if udp:
         meta['udp_mix'] = mem_of(udp)
     problems = problem_lines(res, steps, outside, meta)
-    txt = table(res, pool, percpu, bench, problems, meta)
+    ic_lines, ic = icount(re.sub(r'\.log$', '', logf) + '.icount.txt', bench)
+    txt = table(res, pool, percpu, bench, problems, meta) + ''.join(x + '\n' for x in ic_lines)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
         with open(os.path.join(outdir, name), 'w') as f:
             f.write(body)
@@ -440,7 +476,7 @@ def main():
     doc = {'meta': meta, 'workloads': res, 'pool_end': pool,
            'pool_end_partial_free_bytes': frag and frag[0],
            'pool_end_partial_free_exact': frag and frag[1],
-           'pool_end_percpu': percpu, 'bench': bench, 'guest_steps': steps,
+           'pool_end_percpu': percpu, 'bench': bench, 'bench_icount': ic, 'guest_steps': steps,
            'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds}
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)

@@ -8,7 +8,9 @@
 # shared across nodes) on each.  -u: the guest's netconsole (UDP to
 # 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
 # NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
-# deterministic), told to the guest as ntaicount=1.
+# deterministic), told to the guest as ntaicount=1, and the TCG plugin of
+# tools/testing/nta/icount/ (built into out/icount/) counting the bench's
+# windows into <outdir>/<name>.icount.txt.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
 #   NTA-TEST-START <test>, the test's TAP lines (column 0) and NTA-METRIC <key> <value...>
@@ -34,6 +36,14 @@ while getopts n:d:t:p:a:uN o; do
 done
 mkdir -p "$outdir"
 step_banner "boot: ${kernel#$NTA_ROOT/}"
+if [ -n "${NTA_ICOUNT:-}" ]; then
+	src=$NTA_ROOT/tools/testing/nta/icount plug=$NTA_OUT/icount/nta_icount.so
+	[ "$plug" -nt "$src/nta_icount.c" ] && [ "$plug" -nt "$src/qemu_plugin.h" ] ||
+		{ mkdir -p "${plug%/*}" && gcc -shared -fPIC -O2 -fvisibility=hidden -Wall -Wextra -Werror \
+			-o "$plug" "$src/nta_icount.c"; } || die "building the TCG plugin $plug failed"
+	rm -f "$outdir/$name.icount.txt"
+	accel+=(-plugin "file=$plug" -d plugin -D "$outdir/$name.icount.txt")
+fi
 
 # free_port tcp|udp: a port of 127.0.0.1 the kernel picks as free.
 free_port() {

@@ -91,6 +91,57 @@ static unsigned long nb_selected;	/* BIT(enum nb_test), under nb_mutex */
 static DEFINE_MUTEX(nb_mutex);
 static DEFINE_PER_CPU(u64, nb_counter);
 
+/*
+ * Exact counts under QEMU (make bench-icount): the TCG plugin of
+ * tools/testing/nta/icount/ counts the instructions, interrupt-flag changes
+ * and locked instructions that all CPUs execute between a start and a stop
+ * marker around each timed loop.  The markers are register exchanges that
+ * change nothing (and no lock: a register xchg is not locked), which
+ * compilers never emit: a few cycles each on hardware, outside the loops.
+ * The window's ID goes first, NB_WIN_BITS markers of one bit each, so that
+ * the report can tell which row, round and contender a window belongs to.
+ * The "memory" clobbers keep the compiler from moving the loops' memory
+ * accesses across the markers.
+ */
+#define NB_WIN_BITS	16
+#define NB_WIN_FLOOR	3		/* the "kind" of a floor loop's window */
+
+static unsigned int nb_win_id(unsigned int row, unsigned int slot,
+			      unsigned int kind)
+{
+	/* slot 0: the warm-up round, 1..NB_MAX_ROUNDS the counted ones */
+	return (row * 32 + slot) * 4 + kind;
+}
+
+#ifdef CONFIG_X86
+/* Out of line: the ID's loop stays out of the timed loops' code. */
+static noinline void nb_win_send_id(unsigned int id)
+{
+	int b;
+
+	for (b = NB_WIN_BITS - 1; b >= 0; b--) {
+		if (id & BIT(b))
+			asm volatile("xchg %%si, %%si" ::: "memory");
+		else
+			asm volatile("xchg %%dx, %%dx" ::: "memory");
+	}
+}
+
+static __always_inline void nb_win_start(unsigned int id)
+{
+	nb_win_send_id(id);
+	asm volatile("xchg %%bx, %%bx" ::: "memory");
+}
+
+static __always_inline void nb_win_stop(void)
+{
+	asm volatile("xchg %%cx, %%cx" ::: "memory");
+}
+#else
+static inline void nb_win_start(unsigned int id) { }
+static inline void nb_win_stop(void) { }
+#endif
+
 static bool nb_wants(enum nb_test test)
 {
 	return nb_selected & BIT(test);
@@ -138,6 +189,7 @@ struct nb_job {
 	void **live;			/* depth objects */
 	unsigned int *live_size;
 	unsigned int fails;
+	unsigned int win;		/* nb_win_id() of its window */
 };
 
 static u64 nb_lifo(struct nb_job *j)
@@ -147,6 +199,7 @@ static u64 nb_lifo(struct nb_job *j)
 	void *p;
 
 	t0 = ktime_get_ns();
+	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
 		size = j->sizes[i % NB_SEQ];
 		p = nb_alloc(j->kind, size);
@@ -156,6 +209,7 @@ static u64 nb_lifo(struct nb_job *j)
 		}
 		nb_free(j->kind, p, size);
 	}
+	nb_win_stop();
 	return ktime_get_ns() - t0;
 }
 
@@ -175,6 +229,7 @@ static u64 nb_fifo(struct nb_job *j)
 	}
 
 	t0 = ktime_get_ns();
+	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
 		if (likely(j->live[slot]))
 			nb_free(j->kind, j->live[slot], j->live_size[slot]);
@@ -186,6 +241,7 @@ static u64 nb_fifo(struct nb_job *j)
 		if (++slot == j->depth)
 			slot = 0;
 	}
+	nb_win_stop();
 	ns = ktime_get_ns() - t0;
 
 	for (i = 0; i < j->depth; i++) {
@@ -209,6 +265,7 @@ static u64 nb_skb(struct nb_job *j)
 	else
 		static_branch_disable(&nta_enabled_key);
 	t0 = ktime_get_ns();
+	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
 		skb = alloc_skb(j->skb_len, NB_GFP);
 		if (unlikely(!skb)) {
@@ -217,6 +274,7 @@ static u64 nb_skb(struct nb_job *j)
 		}
 		consume_skb(skb);
 	}
+	nb_win_stop();
 	return ktime_get_ns() - t0;
 }
 
@@ -250,6 +308,8 @@ static int nb_producer(void *data)
 	atomic_inc(&x->ready);
 	wait_for_completion(&x->start);
 	t0 = ktime_get_ns();
+	/* The window spans both CPUs: the consumer's frees and spinning too. */
+	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
 		size = j->sizes[i % NB_SEQ];
 		p = nb_alloc(j->kind, size);
@@ -277,6 +337,7 @@ static int nb_producer(void *data)
 	 */
 	while (smp_load_acquire(&x->tail) != head)
 		cpu_relax();
+	nb_win_stop();
 	x->ns = ktime_get_ns() - t0;
 	complete(&x->done[0]);
 	return 0;
@@ -369,6 +430,7 @@ struct nb_row {
 	const unsigned int *sizes;
 	unsigned int depth, share, skb_len;
 	unsigned int kinds;		/* contenders that run: NB_KINDS or 2 */
+	unsigned int seq;		/* its place in the table, from 0 */
 	u64 ns10[NB_KINDS][NB_MAX_ROUNDS];	/* 0.1 ns per pair */
 	unsigned int fails[NB_KINDS];
 	u64 nta_grows;			/* blocks NTA grew in the counted rounds */
@@ -403,12 +465,14 @@ static int nb_cmp_u64(const void *a, const void *b)
 }
 
 static u64 nb_run_one(struct nb_row *row, enum nb_kind kind,
-		      unsigned int pairs, void **live, unsigned int *live_size)
+		      unsigned int slot, unsigned int pairs, void **live,
+		      unsigned int *live_size)
 {
 	struct nb_job j = {
 		.kind = kind, .sizes = row->sizes, .pairs = pairs,
 		.depth = row->depth, .share = row->share,
 		.skb_len = row->skb_len, .live = live, .live_size = live_size,
+		.win = nb_win_id(row->seq, slot, kind),
 	};
 	struct nta_stats st0, st1;
 	u64 ns;
@@ -447,7 +511,7 @@ static void nb_run_row(struct nb_row *row, unsigned int pairs, void **live,
 
 	/* Warm-up: caches, pools and slabs settle; not counted. */
 	for (k = 0; k < row->kinds; k++)
-		nb_run_one(row, k, pairs, live, live_size);
+		nb_run_one(row, k, 0, pairs, live, live_size);
 	memset(row->fails, 0, sizeof(row->fails));
 	row->nta_grows = 0;
 	row->nta_remote_frees = 0;
@@ -456,8 +520,8 @@ static void nb_run_row(struct nb_row *row, unsigned int pairs, void **live,
 		for (k = 0; k < row->kinds; k++) {
 			enum nb_kind kind = (r + k) % row->kinds;
 
-			row->ns10[kind][r] = nb_run_one(row, kind, pairs, live,
-							live_size);
+			row->ns10[kind][r] = nb_run_one(row, kind, r + 1, pairs,
+							live, live_size);
 		}
 	}
 	for (k = 0; k < row->kinds; k++)
@@ -518,13 +582,14 @@ static void nb_print_row(struct seq_buf *s, const struct nb_row *row)
 		       row->nta_grows);
 }
 
-static u64 nb_floor(unsigned int kind, unsigned int n)
+static u64 nb_floor(unsigned int kind, unsigned int n, unsigned int round)
 {
 	unsigned long flags;
 	unsigned int i;
 	u64 t0;
 
 	t0 = ktime_get_ns();
+	nb_win_start(nb_win_id(kind, round + 1, NB_WIN_FLOOR));
 	for (i = 0; i < n; i++) {
 		switch (kind) {
 		case 0:
@@ -540,6 +605,7 @@ static u64 nb_floor(unsigned int kind, unsigned int n)
 			break;
 		}
 	}
+	nb_win_stop();
 	return div_u64((ktime_get_ns() - t0) * 10, n);
 }
 
@@ -555,7 +621,7 @@ static void nb_print_floor(struct seq_buf *s, unsigned int pairs)
 	seq_buf_puts(s, "floor (ns per iteration, median):");
 	for (k = 0; k < ARRAY_SIZE(names); k++) {
 		for (r = 0; r < nb_rounds; r++)
-			v[r] = nb_floor(k, pairs * 4);
+			v[r] = nb_floor(k, pairs * 4, r);
 		sort(v, nb_rounds, sizeof(u64), nb_cmp_u64, NULL);
 		nb_fmt10(med, sizeof(med), v[nb_rounds / 2]);
 		seq_buf_printf(s, " %s %s;", names[k], med);
@@ -666,6 +732,7 @@ static int nb_main(void *data)
 	unsigned long budget;
 	bool key_was = static_key_enabled(&nta_enabled_key);
 	unsigned int *fixed = NULL, *mixed = NULL, i, k;
+	unsigned int seq = 0;		/* rows run, for nb_win_id() */
 	struct nb_ctx *ctx = data;
 	struct seq_buf *s = &ctx->s;
 	struct nta_stats st0, st1;
@@ -735,6 +802,7 @@ static int nb_main(void *data)
 			row->depth = 64;
 			row->sizes = sizes;
 			row->kinds = NB_KINDS;
+			row->seq = seq++;
 			if (sizes == fixed)
 				snprintf(row->arg, sizeof(row->arg), "%u", nb_fixed[i]);
 			else
@@ -756,6 +824,7 @@ static int nb_main(void *data)
 		row->depth = depths[i];
 		row->sizes = mixed;
 		row->kinds = NB_KINDS;
+		row->seq = seq++;
 		snprintf(row->arg, sizeof(row->arg), "mix live%u", depths[i]);
 		nb_run_row(row, pairs, live, live_size);
 		nb_print_row(s, row);
@@ -773,6 +842,7 @@ static int nb_main(void *data)
 			row->share = shares[i];
 			row->sizes = mixed;
 			row->kinds = NB_KINDS;
+			row->seq = seq++;
 			snprintf(row->arg, sizeof(row->arg), "mix rem%u%%",
 				 shares[i]);
 			nb_run_row(row, pairs, live, live_size);
@@ -789,6 +859,7 @@ static int nb_main(void *data)
 		row->skb_len = skb_lens[i];
 		row->sizes = mixed;
 		row->kinds = 2;
+		row->seq = seq++;
 		snprintf(row->arg, sizeof(row->arg), "len %u", skb_lens[i]);
 		nb_run_row(row, pairs, live, live_size);
 		nb_print_row(s, row);
