@@ -49,13 +49,13 @@
  * the owner with an irq_work, so an idle owner does not sit on freed
  * memory; below that, and for batches, a per-CPU timer armed by the freer
  * kicks it after nta_stranded_delay.  A drain takes at most
- * NTA_DRAIN_BLOCKS blocks (and as many batches) and kicks its own CPU for
- * the rest.  Blocks
- * are freed after an RCU grace period, as a remote freer may still be
- * reading the header of a block its owner gives back.  Pools of offline
- * CPUs are drained,
- * and give back every wholly free block, reserve included, in the hotplug
- * callback and, afterwards, in a work item.
+ * NTA_DRAIN_BLOCKS blocks (and as many batches); the owner's next slow
+ * path takes the rest, else its stranded-free timer, and a kick drains
+ * all, a drain per irq_work.  Blocks are freed after an RCU grace period,
+ * as a remote freer may still be reading the header of a block its owner
+ * gives back.  Pools of offline CPUs are drained, and give back every
+ * wholly free block, reserve included, in the hotplug callback and,
+ * afterwards, in a work item.
  *
  * A global bitmap with one bit per block-sized, block-aligned range of
  * the kernel's linear map says which ranges are NTA blocks, so a foreign
@@ -772,15 +772,24 @@ static __always_inline bool nta_has_queued(struct nta_cpu *c)
 	return !llist_empty(&c->pool.remote) || !llist_empty(&c->rb_inbox);
 }
 
+static void nta_arm_stranded(struct nta_cpu *c);
+
 static noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
 					struct list_head *released)
 {
 	unsigned int n = nta_pool_drain(&c->pool, released);
 
 	n += nta_rb_drain(c, mine, released);
-	/* More than one drain's worth was queued: the kick takes the rest. */
+	/*
+	 * More than one drain's worth was queued: the next slow path takes
+	 * the rest, or the stranded-free timer's kick if none comes first.
+	 * Not a kick now: a self-IPI per such drain cost an owner that
+	 * allocates what another CPU frees 0.18 interrupt-flag changes per
+	 * pair (make bench-icount, xcpu rem100%), and under TCG its APIC
+	 * write waited for QEMU's global lock.
+	 */
 	if (unlikely(nta_has_queued(c)))
-		irq_work_queue(&c->kick);
+		nta_arm_stranded(c);
 	if (!n)
 		return;
 	nta_count(c, mine, NTA_CTR(drains), 1);
@@ -1895,6 +1904,9 @@ static void nta_kick_fn(struct irq_work *work)
 	nta_drain_this_cpu(trim);
 	if (trim)
 		WRITE_ONCE(this_cpu_ptr(&nta_cpu)->trim, 0);
+	/* A kick drains all: one drain's worth per run, interrupts on between. */
+	if (nta_has_queued(this_cpu_ptr(&nta_cpu)))
+		irq_work_queue(work);
 }
 
 /*

@@ -292,6 +292,26 @@ struct nb_xfer {
 	unsigned int tail ____cacheline_aligned_in_smp;	/* consumer's */
 };
 
+/*
+ * The ring's spin-waits.  Not cpu_relax() by default: under QEMU's
+ * multi-threaded TCG a PAUSE leaves the vCPU's loop and takes QEMU's
+ * global lock, which the other vCPU needs for every interrupt and IPI, so
+ * two waiting vCPUs slowed each other down more than either allocator did
+ * (a guest RIP profile of xcpu rem100%: 60-80 % of samples on the two
+ * PAUSEs, both CPUs at once) and rounds of one row differed up to tenfold.
+ * Under single-threaded TCG (make bench-icount) a vCPU that spins without
+ * one runs out its time slice instead of yielding: bench_pause=1 there.
+ */
+static u32 nb_pause;
+
+static __always_inline void nb_spin(void)
+{
+	if (READ_ONCE(nb_pause))
+		cpu_relax();
+	else
+		barrier();
+}
+
 static bool nb_remote(unsigned int i, unsigned int share)
 {
 	return (i * share) % 100 < share;
@@ -323,7 +343,7 @@ static int nb_producer(void *data)
 		}
 		/* Acquire: the consumer is done with the slot we reuse. */
 		while (head - smp_load_acquire(&x->tail) >= NB_RING)
-			cpu_relax();
+			nb_spin();
 		x->slot[head % NB_RING] = p;
 		x->slot_size[head % NB_RING] = size;
 		/* Release: publish the slot before the index. */
@@ -336,7 +356,7 @@ static int nb_producer(void *data)
 	 * (acquire pairs with its release of @tail).
 	 */
 	while (smp_load_acquire(&x->tail) != head)
-		cpu_relax();
+		nb_spin();
 	nb_win_stop();
 	x->ns = ktime_get_ns() - t0;
 	complete(&x->done[0]);
@@ -361,7 +381,7 @@ static int nb_consumer(void *data)
 			/* ...and nothing came in after it was set. */
 			if (done && smp_load_acquire(&x->head) == tail)
 				break;
-			cpu_relax();
+			nb_spin();
 			continue;
 		}
 		for (; tail != head; tail++) {
@@ -1021,6 +1041,7 @@ static int __init nta_bench_init(void)
 	debugfs_create_file("bench", 0600, dir, NULL, &nb_fops);
 	debugfs_create_u32("bench_scale", 0600, dir, &nb_scale);
 	debugfs_create_u32("bench_rounds", 0600, dir, &nb_rounds);
+	debugfs_create_u32("bench_pause", 0600, dir, &nb_pause);
 	dput(found);
 	return 0;
 }

@@ -2243,6 +2243,55 @@ static void nta_tslow_alloc(struct kunit *test, void **p)
 }
 
 /*
+ * A slow path drains at most NTA_DRAIN_BLOCKS batches and leaves the rest
+ * queued, without kicking its own CPU (a self-IPI per such drain): the
+ * next slow path takes it, or a kick, which drains all.
+ */
+static void nta_batch_drain_rest_waits(struct kunit *test)
+{
+	const unsigned int extra = 2, size = 192;
+	const unsigned int n = (NTA_DRAIN_BLOCKS + 2 * extra) * NTA_RB_MAX;
+	struct nta_stats s0, s1, s2, s3;
+	struct nta_tobjs *o;
+	unsigned int owner;
+	void *trig[2];
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin_one_drain(test, &other);
+	o = nta_talloc_objs(test, n, size);
+	/* Whole batches only, all published; fewer than the freer has. */
+	KUNIT_ASSERT_LE(test, n / NTA_RB_MAX, NTA_RB_PER_CPU);
+	nta_tfree_on(test, other, o, 0, n, true);
+	KUNIT_ASSERT_FALSE(test, nta_tinbox_empty(owner));
+
+	nta_tstats(&s0);
+	nta_tslow_alloc(test, &trig[0]);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees),
+			NTA_DRAIN_BLOCKS * NTA_RB_MAX);
+	/* Interrupts were on again before this: no kick took the rest. */
+	KUNIT_EXPECT_FALSE(test, nta_tinbox_empty(owner));
+
+	nta_tslow_alloc(test, &trig[1]);
+	nta_tstats(&s2);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), 2 * extra * NTA_RB_MAX);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+
+	/* A kick drains all that is queued, a drain per irq_work run. */
+	nta_free(trig[0], NTA_UNIT);
+	nta_free(trig[1], NTA_UNIT);
+	o = nta_talloc_objs(test, n, size);
+	nta_tfree_on(test, other, o, 0, n, true);
+	nta_tstats(&s2);
+	irq_work_queue(&nta_tcpu(owner)->kick);
+	irq_work_sync(&nta_tcpu(owner)->kick);
+	nta_tstats(&s3);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s2, &s3, frees), n);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+}
+
+/*
  * Bins that a drain overflows double their caps, so that a CPU allocating
  * what another CPU frees gets the objects back from its bins instead of
  * merging and splitting each; they stop at 2^NTA_BIN_SHIFT_MAX, do not
@@ -2483,6 +2532,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
+	KUNIT_CASE(nta_batch_drain_rest_waits),
 	KUNIT_CASE_SLOW(nta_bins_follow_remote_load),
 	KUNIT_CASE_SLOW(nta_spares_follow_churn),
 	KUNIT_CASE(nta_spares_shrinker_resets),
