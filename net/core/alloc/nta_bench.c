@@ -293,16 +293,17 @@ struct nb_xfer {
 };
 
 /*
- * The ring's spin-waits.  Not cpu_relax() by default: under QEMU's
- * multi-threaded TCG a PAUSE leaves the vCPU's loop and takes QEMU's
- * global lock, which the other vCPU needs for every interrupt and IPI, so
- * two waiting vCPUs slowed each other down more than either allocator did
- * (a guest RIP profile of xcpu rem100%: 60-80 % of samples on the two
- * PAUSEs, both CPUs at once) and rounds of one row differed up to tenfold.
- * Under single-threaded TCG (make bench-icount) a vCPU that spins without
- * one runs out its time slice instead of yielding: bench_pause=1 there.
+ * The ring's spin-waits: cpu_relax(), unless bench_pause is 0.  Under
+ * QEMU's multi-threaded TCG a PAUSE leaves the vCPU's loop and takes
+ * QEMU's global lock, which the other vCPU needs for every interrupt and
+ * IPI, so two waiting vCPUs slowed each other down more than either
+ * allocator did (a guest RIP profile of xcpu rem100%: 60-80 % of samples
+ * on the two PAUSEs, both CPUs at once) and rounds of one row differed up
+ * to tenfold: scripts/nta-init sets 0 there.  On hardware, and under
+ * single-threaded TCG (make bench-icount), where a vCPU that spins
+ * without it runs out its time slice instead of yielding, PAUSE stays.
  */
-static u32 nb_pause;
+static u32 nb_pause = 1;
 
 static __always_inline void nb_spin(void)
 {

@@ -1201,12 +1201,14 @@ static unsigned int nta_tpin_batched(struct kunit *test, int *other)
  */
 static unsigned int nta_tpin_one_drain(struct kunit *test, int *other)
 {
-	unsigned int owner = nta_tpin_batched(test, other);
+	unsigned int owner = nta_tpin_batched(test, other), cpu;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
 							(void *)READ_ONCE(nta_stranded_delay)), 0);
 	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
-	timer_delete_sync(&nta_tcpu(*other)->stranded);
+	/* Any CPU's timer armed before kicks every owner with work queued. */
+	for_each_online_cpu(cpu)
+		timer_delete_sync(&nta_tcpu(cpu)->stranded);
 	return owner;
 }
 
@@ -2282,12 +2284,14 @@ static void nta_batch_drain_rest_waits(struct kunit *test)
 	nta_free(trig[0], NTA_UNIT);
 	nta_free(trig[1], NTA_UNIT);
 	o = nta_talloc_objs(test, n, size);
-	nta_tfree_on(test, other, o, 0, n, true);
 	nta_tstats(&s2);
-	irq_work_queue(&nta_tcpu(owner)->kick);
+	nta_tfree_on(test, other, o, 0, n, true);
+	irq_work_queue_on(&nta_tcpu(owner)->kick, owner);
 	irq_work_sync(&nta_tcpu(owner)->kick);
 	nta_tstats(&s3);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s2, &s3, frees), n);
+	/* At least two runs of the kick: a drain's worth, then the rest. */
+	KUNIT_EXPECT_GE(test, NTA_D(&s2, &s3, drains), 2);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
 }
 

@@ -160,7 +160,8 @@ static void marker_exec(unsigned int cpu, void *udata)
 			vcpus[u].base = vcpus[u].now;
 		/* The rest of this block was counted on entry, yet runs inside. */
 		add(&vcpus[cpu].base, &m->tail, -1);
-		open_id = vcpus[cpu].id;
+		/* Only the last 16 bits: an interrupted ID leaves no high ones. */
+		open_id = vcpus[cpu].id & 0xffff;
 		vcpus[cpu].id = 0;
 		open_cpu = cpu;
 		break;
