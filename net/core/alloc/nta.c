@@ -724,11 +724,6 @@ static void nta_bins_flush(struct nta_cpu *c, struct list_head *released)
 			nta_bin_trim(c, u, 0, released);
 }
 
-static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
-{
-	WRITE_ONCE(c->bin_shift, shift);
-}
-
 /*
  * A drain merged objects because the bins were full: double their caps
  * (see NTA_BIN_SHIFT_MAX).  Caller holds the lock and the mark.
@@ -737,7 +732,7 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
 {
 	if (c->bin_shift >= NTA_BIN_SHIFT_MAX)
 		return;
-	nta_bins_set_shift(c, c->bin_shift + 1);
+	WRITE_ONCE(c->bin_shift, c->bin_shift + 1);
 	if (!timer_pending(&c->decay))
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
@@ -752,7 +747,7 @@ static void nta_bins_decay(struct nta_cpu *c, struct list_head *released)
 	unsigned int u;
 
 	if (!c->bin_overflows && c->bin_shift) {
-		nta_bins_set_shift(c, c->bin_shift - 1);
+		WRITE_ONCE(c->bin_shift, c->bin_shift - 1);
 		for (u = 1; u < NTA_NR_LISTS; u++)
 			if (c->bin_nr[u] > nta_bin_cap_of(c, u))
 				nta_bin_trim(c, u, nta_bin_cap_of(c, u),
@@ -971,7 +966,7 @@ static void nta_spares_reset(struct nta_cpu *c)
 	c->pool.spares = NTA_SPARE_BLOCKS;
 	c->released_seen = c->pool.released;
 	c->spare_grows = 0;
-	nta_bins_set_shift(c, 0);
+	WRITE_ONCE(c->bin_shift, 0);
 	c->bin_overflows = 0;
 }
 
@@ -1897,19 +1892,19 @@ unsigned int nta_blocks_this_cpu(unsigned int *local)
 
 static void nta_kick_fn(struct irq_work *work)
 {
-	bool trim = READ_ONCE(this_cpu_ptr(&nta_cpu)->trim);
+	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
+	bool trim = READ_ONCE(c->trim);
 
 	/* Cleared even when nested in a fast path: the next scan asks again. */
 	nta_drain_this_cpu(trim);
 	if (trim)
-		WRITE_ONCE(this_cpu_ptr(&nta_cpu)->trim, 0);
+		WRITE_ONCE(c->trim, 0);
 	/*
 	 * A kick drains all: one drain's worth per run, interrupts on
 	 * between.  Not on a CPU going down, whose self-IPI would be lost:
 	 * the dead pool's work item drains the rest.
 	 */
-	if (cpu_online(smp_processor_id()) &&
-	    nta_has_queued(this_cpu_ptr(&nta_cpu)))
+	if (cpu_online(smp_processor_id()) && nta_has_queued(c))
 		irq_work_queue(work);
 }
 
@@ -2348,7 +2343,6 @@ static int __init nta_init(void)
 
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
 		c->pool.spares = NTA_SPARE_BLOCKS;
-		nta_bins_set_shift(c, 0);
 		c->pool.init_on_free = want_init_on_free();
 		init_irq_work(&c->kick, nta_kick_fn);
 		timer_setup(&c->stranded, nta_stranded_fn, 0);

@@ -228,10 +228,14 @@ struct nta_cpu {
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
 
-/* Units all the bins of @c may hold, as its caps stand now. */
+/*
+ * Units all the bins of @c may hold, as its caps stand now.  For the
+ * holder of @c's mark, who alone changes @bin_shift: a plain load, which
+ * the fast path's room check shares with its per-bin cap.
+ */
 static __always_inline unsigned int nta_bins_limit(const struct nta_cpu *c)
 {
-	return NTA_BINS_UNITS << READ_ONCE(c->bin_shift);
+	return NTA_BINS_UNITS << c->bin_shift;
 }
 
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
