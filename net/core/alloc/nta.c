@@ -564,9 +564,11 @@ static __always_inline void nta_account(struct nta_cpu *c, bool mine,
  * here; they nest, so an interrupt that finds the mark clear finishes
  * before the code it interrupted resumes, and one that finds it set takes
  * the slow path, which leaves the bins alone.  The mark is never held
- * across a lock, so PREEMPT_RT sees no sleeping lock inside it.
+ * across a lock, so PREEMPT_RT sees no sleeping lock inside it.  Returns
+ * false, preemption enabled again, when the mark is taken; else *@cp is
+ * this CPU's state.
  */
-static __always_inline struct nta_cpu *nta_fast_enter(void)
+static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 {
 	struct nta_cpu *c;
 
@@ -574,17 +576,22 @@ static __always_inline struct nta_cpu *nta_fast_enter(void)
 	c = this_cpu_ptr(&nta_cpu);
 	if (unlikely(READ_ONCE(c->busy))) {
 		preempt_enable();
-		return NULL;
+		return false;
 	}
 	WRITE_ONCE(c->busy, 1);
 	barrier();
-	return c;
+	*cp = c;
+	return true;
 }
 
+/*
+ * The mark is cleared through the per-CPU segment, not through @c: one
+ * store that needs no register, so the fast paths keep theirs for the work.
+ */
 static __always_inline void nta_fast_exit(struct nta_cpu *c)
 {
 	barrier();
-	WRITE_ONCE(c->busy, 0);
+	__this_cpu_write(nta_cpu.busy, 0);
 	preempt_enable();
 }
 
@@ -638,7 +645,23 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
 static __always_inline unsigned int nta_bin_cap_of(const struct nta_cpu *c,
 						   unsigned int units)
 {
-	return nta_bin_base_cap[units] << c->bin_shift;
+	return c->bin_cap[units];
+}
+
+/*
+ * The bins' caps at 2^@shift times their base: each bin's and the CPU's
+ * are worked out here, when the shift changes (a drain's overflow, a
+ * decay tick, a reset), so that the fast path compares and shifts nothing.
+ * Caller holds the mark, or owns a CPU that is not running yet.
+ */
+static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
+{
+	unsigned int u;
+
+	WRITE_ONCE(c->bin_shift, shift);
+	c->bins_limit = NTA_BINS_UNITS << shift;
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		c->bin_cap[u] = nta_bin_base_cap[u] << shift;
 }
 
 /* Room for one more object of @units units, in its bin and in the CPU's. */
@@ -650,19 +673,31 @@ static __always_inline bool nta_bin_has_room(const struct nta_cpu *c,
 }
 
 /* An object goes into its bin: no longer live, but not merged yet either. */
-static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
+static __always_inline void nta_bin_park(struct nta_cpu *c, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
 	WRITE_ONCE(blk->cls[nta_unit_of(blk, ptr)], 0);
-	/* The bins were empty: start their decay (nta_decay_fn()). */
-	if (unlikely(!c->bin_units) && !timer_pending(&c->decay))
-		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 	nta_bin_set_next(ptr, c->bin[units]);
 	c->bin[units] = ptr;
 	c->bin_nr[units]++;
 	c->bin_units += units;
+}
+
+/* The bins are empty and their decay is not running (nta_decay_fn()). */
+static __always_inline bool nta_bins_idle(const struct nta_cpu *c)
+{
+	return unlikely(!c->bin_units) && !timer_pending(&c->decay);
+}
+
+/* nta_bin_park(), and the decay started if the bins were idle. */
+static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
+					 unsigned int units)
+{
+	if (nta_bins_idle(c))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+	nta_bin_park(c, ptr, units);
 }
 
 /* The most recently binned object of @units units, handed out, or NULL. */
@@ -732,7 +767,7 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
 {
 	if (c->bin_shift >= NTA_BIN_SHIFT_MAX)
 		return;
-	WRITE_ONCE(c->bin_shift, c->bin_shift + 1);
+	nta_bins_set_shift(c, c->bin_shift + 1);
 	if (!timer_pending(&c->decay))
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
@@ -747,7 +782,7 @@ static void nta_bins_decay(struct nta_cpu *c, struct list_head *released)
 	unsigned int u;
 
 	if (!c->bin_overflows && c->bin_shift) {
-		WRITE_ONCE(c->bin_shift, c->bin_shift - 1);
+		nta_bins_set_shift(c, c->bin_shift - 1);
 		for (u = 1; u < NTA_NR_LISTS; u++)
 			if (c->bin_nr[u] > nta_bin_cap_of(c, u))
 				nta_bin_trim(c, u, nta_bin_cap_of(c, u),
@@ -966,7 +1001,8 @@ static void nta_spares_reset(struct nta_cpu *c)
 	c->pool.spares = NTA_SPARE_BLOCKS;
 	c->released_seen = c->pool.released;
 	c->spare_grows = 0;
-	WRITE_ONCE(c->bin_shift, 0);
+	if (c->bin_shift)
+		nta_bins_set_shift(c, 0);
 	c->bin_overflows = 0;
 }
 
@@ -1167,8 +1203,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 
 	if (unlikely(size - 1 >= NTA_MAX_SIZE))
 		return NULL;
-	c = nta_fast_enter();
-	if (unlikely(!c))
+	if (unlikely(!nta_fast_enter(&c)))
 		return nta_alloc_slow(size, gfp);
 	obj = nta_bin_pop(c, units);
 	if (unlikely(!obj)) {
@@ -1180,9 +1215,10 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	nta_fast_exit(c);
 
 	nta_hook_alloc(obj, size, gfp);
+	/* memset() returns @obj: a tail call, no registers to save. */
 	if (want_init_on_alloc(gfp))
-		memset(obj, 0, size);
-	else if (want_init_on_free())
+		return memset(obj, 0, size);
+	if (want_init_on_free())
 		*(void **)obj = NULL;	/* the bin link, as SLUB's freepointer */
 	return obj;
 }
@@ -1587,6 +1623,61 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 		nta_release_blocks(&released);
 }
 
+/*
+ * The owner's free on its fast path, under the mark: unit aligned, live
+ * with this length (which also means outside the header and not parked
+ * in a bin), no remote free in flight, room in its bin, and the bins'
+ * decay running.  Returns false, with nothing written, for the slow path.
+ * Only nta_free_wiped() passes @wipe (init_on_free): the memset() is a
+ * call, and without one nta_free() saves no registers.
+ */
+static __always_inline bool nta_free_fast(struct nta_cpu *c,
+					  struct nta_block *blk, void *ptr,
+					  unsigned int size, bool wipe)
+{
+	unsigned long off = ptr - (void *)blk;
+	unsigned int units = nta_size_to_units(size);
+
+	if (unlikely((off & (NTA_UNIT - 1)) ||
+		     blk->cls[off >> NTA_UNIT_SHIFT] != units ||
+		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
+		     !nta_bin_has_room(c, units) || nta_bins_idle(c)))
+		return false;
+	if (wipe)
+		memset(ptr, 0, size);
+	nta_hook_free(ptr, size);
+	nta_bin_park(c, ptr, units);
+	c->fast.frees++;
+	nta_account(c, true, size, -1);
+	return true;
+}
+
+/* nta_free() on the owner under init_on_free; the caller holds the mark. */
+static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
+				    unsigned int size, unsigned long ip)
+{
+	bool done = nta_free_fast(c, nta_block_of(ptr), ptr, size, true);
+
+	nta_fast_exit(c);
+	if (!done)
+		nta_free_slow(ptr, size, ip);
+}
+
+/*
+ * nta_free() on another CPU: queued for the owner, lock-free on its side,
+ * so under the mark alone, which the caller holds.
+ */
+static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+				     void *ptr, unsigned int size,
+				     unsigned long ip)
+{
+	enum nta_bad_free why = nta_queue_for_owner(c, true, blk, ptr, size);
+
+	nta_fast_exit(c);
+	if (unlikely(why))
+		nta_complain(ptr, size, why, ip);
+}
+
 /**
  * nta_free - free an object allocated with nta_alloc()
  * @ptr: the object
@@ -1605,9 +1696,6 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 void nta_free(void *ptr, unsigned int size)
 {
 	struct nta_block *blk = nta_block_of(ptr);
-	unsigned int units = nta_size_to_units(size);
-	unsigned long off = ptr - (void *)blk;
-	enum nta_bad_free why;
 	struct nta_cpu *c;
 
 	if (unlikely(!__nta_owns(ptr))) {
@@ -1615,40 +1703,23 @@ void nta_free(void *ptr, unsigned int size)
 		return;
 	}
 	/* Switched off: nothing allocates from the bins, so do not fill them. */
-	if (unlikely(!nta_enabled()))
-		goto slow;
-	c = nta_fast_enter();
-	if (unlikely(!c))
+	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
 		goto slow;
 	if (unlikely(blk->pool != &c->pool)) {
-		/* Lock-free on the owner's side: no need for the local lock. */
-		why = nta_queue_for_owner(c, true, blk, ptr, size);
-		nta_fast_exit(c);
-		if (unlikely(why))
-			nta_complain(ptr, size, why, _RET_IP_);
+		nta_free_remote(c, blk, ptr, size, _RET_IP_);
 		return;
 	}
-	/*
-	 * Unit aligned, live with this length (which also means outside the
-	 * header and not parked in a bin), no remote free in flight, and
-	 * room in its bin.
-	 */
-	if (unlikely((off & (NTA_UNIT - 1)) ||
-		     blk->cls[off >> NTA_UNIT_SHIFT] != units ||
-		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
-		     !nta_bin_has_room(c, units)))
-		goto slow_exit;
-	if (want_init_on_free())
-		memset(ptr, 0, size);
-	nta_hook_free(ptr, size);
-	nta_bin_push(c, ptr, units);
-	c->fast.frees++;
-	nta_account(c, true, size, -1);
+	if (want_init_on_free()) {
+		nta_free_wiped(c, ptr, size, _RET_IP_);
+		return;
+	}
+	if (unlikely(!nta_free_fast(c, blk, ptr, size, false))) {
+		nta_fast_exit(c);
+		goto slow;
+	}
 	nta_fast_exit(c);
 	return;
 
-slow_exit:
-	nta_fast_exit(c);
 slow:
 	nta_free_slow(ptr, size, _RET_IP_);
 }
@@ -2344,6 +2415,7 @@ static int __init nta_init(void)
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
 		c->pool.spares = NTA_SPARE_BLOCKS;
 		c->pool.init_on_free = want_init_on_free();
+		nta_bins_set_shift(c, 0);
 		init_irq_work(&c->kick, nta_kick_fn);
 		timer_setup(&c->stranded, nta_stranded_fn, 0);
 		timer_setup(&c->decay, nta_decay_fn,

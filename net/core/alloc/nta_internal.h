@@ -159,15 +159,17 @@ struct nta_report {
 /**
  * struct nta_cpu - one CPU's allocator
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
- *	holds it owns the bins (@bin_shift to @bin_nr, @bin_overflows),
+ *	holds it owns the bins (@bin_shift to @bin_cap, @bin_overflows),
  *	@live and @fast
  * @bin_shift: the bins' caps are NTA_BIN_MAX, NTA_BIN_BYTES and
  *	NTA_BINS_UNITS times 2^@bin_shift; raised by drains that found the
  *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX)
  * @bin_units: units parked in all the bins
+ * @bins_limit: the most units all the bins may hold, at @bin_shift
  * @bin: per object length in units, a LIFO of freed objects, linked
  *	through their first word, that the fast path hands out again as is
  * @bin_nr: objects in each bin
+ * @bin_cap: the most objects each bin may hold, at @bin_shift
  * @fast: counters of the holder of @busy
  * @live: live objects per length in units, counted by the holder of @busy
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
@@ -201,8 +203,10 @@ struct nta_cpu {
 	u8 busy;
 	u8 bin_shift;
 	unsigned int bin_units;
+	unsigned int bins_limit;
 	void *bin[NTA_NR_LISTS];
 	u16 bin_nr[NTA_NR_LISTS];
+	u16 bin_cap[NTA_NR_LISTS];
 	struct nta_stats fast;
 	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
@@ -228,14 +232,10 @@ struct nta_cpu {
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
 
-/*
- * Units all the bins of @c may hold, as its caps stand now.  For the
- * holder of @c's mark, who alone changes @bin_shift: a plain load, which
- * the fast path's room check shares with its per-bin cap.
- */
+/* Units all the bins of @c may hold, as its caps stand now. */
 static __always_inline unsigned int nta_bins_limit(const struct nta_cpu *c)
 {
-	return NTA_BINS_UNITS << c->bin_shift;
+	return c->bins_limit;
 }
 
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
