@@ -35,7 +35,7 @@
  * is deferred, never lost, and the bins do not make the pool grow (but for
  * a context nested in the fast path, which cannot empty them).  An object
  * in a bin is free for the statistics (free_bytes, binned_bytes), used
- * for the bitmaps, and its length byte (nta_block.cls) is 0, so a second
+ * for the bitmaps, and its length byte (nta_unit_meta.cls) is 0, so a second
  * free of it is refused like any double free.
  *
  * An object freed on a CPU that does not own it goes into that CPU's
@@ -295,7 +295,7 @@ VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 		return "block header";
 	/* The owner writes other objects' bits with plain stores. */
 	u = data_race(find_last_bit(blk->start, unit + 1));
-	len = u <= unit ? READ_ONCE(blk->cls[u]) : 0;
+	len = u <= unit ? nta_cls(blk, u) : 0;
 	if (!len || u + len <= unit)
 		return "free memory";
 	*offset = off - ((unsigned long)u << NTA_UNIT_SHIFT);
@@ -383,17 +383,18 @@ static __always_inline void nta_hook_free(void *obj, unsigned int size)
  * to miss (1 in 256), not to resist a guess, so one random word per block
  * spread over the units does: get_random_bytes() for all 256 bytes was a
  * third of the cost of a block's growth and return (6400 of 19600 guest
- * instructions, -icount).
+ * instructions, -icount).  Written a word of @meta at a time, length bytes
+ * included: nta_pool_add_block() clears those and keeps the generations.
  */
 static void nta_seed_gens(struct nta_block *blk)
 {
 	u64 seed = get_random_u64(), v;
 	unsigned int i;
 
-	BUILD_BUG_ON(sizeof(blk->gen) % sizeof(v));
-	for (i = 0; i < sizeof(blk->gen); i += sizeof(v)) {
+	BUILD_BUG_ON(sizeof(blk->meta) % sizeof(v));
+	for (i = 0; i < sizeof(blk->meta); i += sizeof(v)) {
 		v = seed + i * GOLDEN_RATIO_64;
-		memcpy(&blk->gen[i], &v, sizeof(v));
+		memcpy((u8 *)blk->meta + i, &v, sizeof(v));
 	}
 }
 
@@ -678,7 +679,7 @@ static __always_inline void nta_bin_park(struct nta_cpu *c, void *ptr,
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
-	WRITE_ONCE(blk->cls[nta_unit_of(blk, ptr)], 0);
+	nta_set_cls(blk, nta_unit_of(blk, ptr), 0);
 	nta_bin_set_next(ptr, c->bin[units]);
 	c->bin[units] = ptr;
 	c->bin_nr[units]++;
@@ -1378,7 +1379,7 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 	}
 	/* Poisoned before the owner can hand it out again. */
 	nta_hook_free(ptr, size);
-	b->gen[b->nr] = READ_ONCE(blk->gen[unit]);
+	b->gen[b->nr] = nta_gen(blk, unit);
 	b->units[b->nr] = nta_size_to_units(size);
 	b->obj[b->nr] = ptr;
 	if (++b->nr == NTA_RB_MAX)
@@ -1405,7 +1406,8 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 	struct nta_pool *pool = &c->pool;
 
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
-		     blk->cls[unit] != units || blk->gen[unit] != gen ||
+		     blk->meta[unit].cls != units ||
+		     blk->meta[unit].gen != gen ||
 		     test_bit(unit, blk->pending))) {
 		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
 		return 0;
@@ -1639,7 +1641,7 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	unsigned int units = nta_size_to_units(size);
 
 	if (unlikely((off & (NTA_UNIT - 1)) ||
-		     blk->cls[off >> NTA_UNIT_SHIFT] != units ||
+		     blk->meta[off >> NTA_UNIT_SHIFT].cls != units ||
 		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
 		     !nta_bin_has_room(c, units) || nta_bins_idle(c)))
 		return false;

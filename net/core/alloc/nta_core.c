@@ -112,6 +112,30 @@ void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
 	nta_report_poison(pool, chunk, units, chunk);
 }
 
+/*
+ * Clear every unit's length byte and leave its generation byte: a word of
+ * @meta at a time, with a mask built from struct nta_unit_meta itself so
+ * that it holds for either byte order (the compiler folds it).
+ */
+static void nta_clear_cls(struct nta_block *blk)
+{
+	union {
+		struct nta_unit_meta meta[sizeof(u64) /
+					  sizeof(struct nta_unit_meta)];
+		u64 word;
+	} keep = {};
+	u64 *word = (u64 *)blk->meta;
+	u64 *end = (u64 *)(blk->meta + NTA_BLOCK_UNITS);
+	unsigned int i;
+
+	BUILD_BUG_ON(offsetof(struct nta_block, meta) % sizeof(u64));
+	BUILD_BUG_ON(sizeof(blk->meta) % sizeof(u64));
+	for (i = 0; i < ARRAY_SIZE(keep.meta); i++)
+		keep.meta[i].gen = U8_MAX;
+	for (; word < end; word++)
+		*word &= keep.word;
+}
+
 /**
  * nta_pool_add_block - give a pool a new block
  * @pool: the pool
@@ -129,7 +153,8 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
 	/* @gen is left as the embedder set it (nta.c: random bytes). */
-	memset(blk, 0, offsetof(struct nta_block, gen));
+	memset(blk, 0, offsetof(struct nta_block, meta));
+	nta_clear_cls(blk);
 	blk->pool = pool;
 	bitmap_set(blk->used, 0, NTA_HDR_UNITS);
 	list_add(&blk->link, &pool->blocks);
@@ -346,7 +371,7 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 		pool->atomics++;
 		for (; bits; bits &= bits - 1) {
 			unit = i * BITS_PER_LONG + __ffs(bits);
-			units = blk->cls[unit];
+			units = blk->meta[unit].cls;
 			/*
 			 * No longer live: a double free that raced with the
 			 * owner's own free of the object.  Report, write
@@ -627,10 +652,11 @@ static void nta_check_block(const struct nta_pool *pool,
 			      blk);
 	/* A length byte sits on an object's start and says its length. */
 	for (i = 0; i < NTA_BLOCK_UNITS; i++)
-		if (blk->cls[i] && (!test_bit(i, blk->start) ||
-				    nta_object_units(blk, i) != blk->cls[i]))
+		if (blk->meta[i].cls &&
+		    (!test_bit(i, blk->start) ||
+		     nta_object_units(blk, i) != blk->meta[i].cls))
 			nta_check_bad(ck, "block %p: length byte %u at unit %u",
-				      blk, blk->cls[i], i);
+				      blk, blk->meta[i].cls, i);
 	for (i = NTA_HDR_UNITS; i < NTA_BLOCK_UNITS; i++) {
 		used = test_bit(i, blk->used);
 		prev = test_bit(i - 1, blk->used);

@@ -8,8 +8,9 @@
  * lock in the kernel, one thread per pool in an out-of-tree userspace test
  * harness).  The only exception is nta_remote_free(), which any context
  * may call for any pool.
- * The kernel glue also writes a block's @cls bytes under its per-CPU mark
- * when it parks objects in, or takes them from, its bins.
+ * The kernel glue also writes a block's length bytes (nta_unit_meta.cls)
+ * under its per-CPU mark when it parks objects in, or takes them from, its
+ * bins.
  */
 #ifndef _NET_CORE_ALLOC_NTA_CORE_H
 #define _NET_CORE_ALLOC_NTA_CORE_H
@@ -42,6 +43,22 @@
 #define NTA_BITMAP_LONGS	BITS_TO_LONGS(NTA_BLOCK_UNITS)
 
 /**
+ * struct nta_unit_meta - what a block header records about one of its units
+ * @cls: the length in units of the live object that starts at the unit,
+ *	0 anywhere else (free, inside an object, the header, or the start of
+ *	an object parked in a per-CPU bin of the kernel glue)
+ * @gen: bumped each time an object that starts at the unit is handed out
+ *	(nta_mark_live()): a free that waits in a batch (the kernel glue's
+ *	batched remote frees) records it, so that the owner can tell a free
+ *	of the object it was given from a late second free of an object that
+ *	was freed and handed out again meanwhile
+ */
+struct nta_unit_meta {
+	u8 cls;
+	u8 gen;
+};
+
+/**
  * struct nta_block - header at the start of every block
  * @pending: one bit per object another CPU has freed and the owner has
  *	not drained yet; set with an atomic by any CPU, taken by the owner
@@ -56,20 +73,14 @@
  * @free_units: units of the block on the pool's free lists
  * @used: one bit per unit that belongs to a live object or to this header
  * @start: one bit per unit where a live object begins
- * @cls: per unit, the length in units of the live object that starts
- *	there, 0 anywhere else (free, inside an object, the header, or the
- *	start of an object parked in a per-CPU bin of the kernel glue)
- * @gen: per unit, bumped each time an object that starts there is handed
- *	out (nta_mark_live()): a free that waits in a batch (the kernel
- *	glue's batched remote frees) records it, so that the owner can tell
- *	a free of the object it was given from a late second free of an
- *	object that was freed and handed out again meanwhile
+ * @meta: per unit, its length byte @cls and generation byte @gen (struct
+ *	nta_unit_meta), side by side
  *
  * A free chunk is a maximal run of clear bits in @used; because free
  * chunks are merged at once, two free chunks are never adjacent, so the
  * bitmap alone gives a free neighbour's extent.
  *
- * @cls keeps the size of every live object out of band: a free is checked
+ * @meta keeps the size of every live object out of band: a free is checked
  * (start, size and double free) with one byte compare, and nothing is
  * written into an object before that check has passed.  A free from
  * another CPU writes nothing into the object at all: it sets the object's
@@ -77,6 +88,11 @@
  * pending.  The fields other CPUs write come first and share their cache
  * line only with @link, which changes when the block joins or leaves its
  * pool, not with the bitmaps the owner writes on every operation.
+ *
+ * A free reads an object's length byte, a batched remote free its
+ * generation byte too, and a hand-out writes both: as pairs in one array,
+ * rather than two arrays, an object's two bytes share a cache line, so
+ * each side touches one line of @meta per object, not two.
  */
 struct nta_block {
 	unsigned long pending[NTA_BITMAP_LONGS];
@@ -90,9 +106,31 @@ struct nta_block {
 	unsigned int free_units;
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
-	u8 cls[NTA_BLOCK_UNITS];
-	u8 gen[NTA_BLOCK_UNITS];
+	struct nta_unit_meta meta[NTA_BLOCK_UNITS];
 };
+
+/*
+ * A unit's length and generation bytes as any CPU may read them (a remote
+ * free checks the one and records the other), and the owner's store of a
+ * length byte.  The owner is their only writer: it also reads them plainly.
+ */
+static __always_inline unsigned int nta_cls(const struct nta_block *blk,
+					    unsigned int unit)
+{
+	return READ_ONCE(blk->meta[unit].cls);
+}
+
+static __always_inline u8 nta_gen(const struct nta_block *blk,
+				  unsigned int unit)
+{
+	return READ_ONCE(blk->meta[unit].gen);
+}
+
+static __always_inline void nta_set_cls(struct nta_block *blk,
+					unsigned int unit, unsigned int units)
+{
+	WRITE_ONCE(blk->meta[unit].cls, units);
+}
 
 #define NTA_HDR_UNITS		DIV_ROUND_UP(sizeof(struct nta_block), NTA_UNIT)
 #define NTA_DATA_UNITS		(NTA_BLOCK_UNITS - NTA_HDR_UNITS)

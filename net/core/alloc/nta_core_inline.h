@@ -44,8 +44,10 @@ static inline void nta_llist_requeue(struct llist_node *first,
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
-	WRITE_ONCE(blk->gen[unit], blk->gen[unit] + 1);
-	WRITE_ONCE(blk->cls[unit], units);
+	struct nta_unit_meta *meta = &blk->meta[unit];
+
+	WRITE_ONCE(meta->gen, meta->gen + 1);
+	WRITE_ONCE(meta->cls, units);
 }
 
 static inline void nta_poison(void *start, unsigned int len)
@@ -280,7 +282,7 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 
 	if (unlikely((off & (NTA_UNIT - 1)) || unit < NTA_HDR_UNITS))
 		return NTA_FREE_MISALIGNED;
-	cls = READ_ONCE(blk->cls[unit]);
+	cls = nta_cls(blk, unit);
 	if (unlikely(!cls))
 		return NTA_FREE_NOT_ALLOCATED;
 	if (unlikely(test_bit(unit, blk->pending)))
@@ -334,7 +336,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 {
 	unsigned int first = unit, end = unit + units, edge;
 
-	WRITE_ONCE(blk->cls[unit], 0);
+	nta_set_cls(blk, unit, 0);
 	__clear_bit(unit, blk->start);
 	/* Quarantined: the object is dead, its units stay used (leaked). */
 	if (unlikely(nta_pool_broken(pool)))

@@ -41,7 +41,7 @@ void bin_push(struct bins *b, void *obj, unsigned int units)
 	struct nta_block *blk = nta_block_of(obj);
 	unsigned int nr = b->nr[units];
 
-	WRITE_ONCE(blk->cls[nta_unit_of(blk, obj)], 0);
+	nta_set_cls(blk, nta_unit_of(blk, obj), 0);
 	bin_set_next(obj, nr ? b->obj[units][nr - 1] : NULL);
 	b->obj[units][nr] = obj;
 	b->nr[units]++;
@@ -224,13 +224,13 @@ unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
 		       units, obj);
 		return 1;
 	}
-	if (!test_bit(unit, blk->start) || blk->cls[unit] ||
+	if (!test_bit(unit, blk->start) || nta_cls(blk, unit) ||
 	    test_bit(unit, blk->pending) ||
 	    find_next_zero_bit(blk->used, end, unit) != end ||
 	    nta_object_units(blk, unit) != units) {
 		t_fail(__FILE__, __LINE__,
 		       "bin %u: %p not parked: start %d cls %u pending %d length %u",
-		       units, obj, test_bit(unit, blk->start), blk->cls[unit],
+		       units, obj, test_bit(unit, blk->start), nta_cls(blk, unit),
 		       test_bit(unit, blk->pending), nta_object_units(blk, unit));
 		return 1;
 	}

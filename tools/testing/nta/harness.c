@@ -471,9 +471,9 @@ unsigned int h_check_live(const struct nta_pool *pool, const void *ptr,
 	if (nta_object_units(blk, unit) != units)
 		BAD("alloc %u: %p object_units %u, want %u", size, ptr,
 		    nta_object_units(blk, unit), units);
-	if (blk->cls[unit] != units)
+	if (nta_cls(blk, unit) != units)
 		BAD("alloc %u: %p length byte %u, want %u", size, ptr,
-		    blk->cls[unit], units);
+		    nta_cls(blk, unit), units);
 	return errors;
 }
 

@@ -200,11 +200,11 @@ static void test_bad_remote_size(void)
 	       "a queued");
 	EXPECT(nta_check_free(blk, a, 640) == NTA_FREE_PENDING &&
 	       h_free(c, a, 640) == NTA_FREE_PENDING, "owner sees it pending");
-	blk->cls[ua] = 0;
+	blk->meta[ua].cls = 0;
 	EXPECT(h_drain(c) == 0, "the drain frees nothing");
 	EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 1 && h_last_bad_ptr == a &&
 	       h_last_bad_why == NTA_FREE_NOT_ALLOCATED, "reported once");
-	blk->cls[ua] = 10;
+	blk->meta[ua].cls = 10;
 	EXPECT(!test_bit(ua, blk->pending) && nta_check_free(blk, a, 640) == NTA_FREE_OK &&
 	       filled(a, 0, 640, 0xaa), "a allocated, not pending, not a byte written");
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
@@ -487,16 +487,16 @@ static void test_bad_pool_check(void)
 	      "pending bit on no object", false);
 	PLANT(FLIP(blk->pending, ub), FLIPPED(blk->pending, ub),
 	      "remote frees pending, not queued", true);
-	PLANT(blk->cls[ub], 3, "length byte 3", true);
-	PLANT(blk->cls[ucc], 1, "length byte 1", true);
+	PLANT(blk->meta[ub].cls, 3, "length byte 3", true);
+	PLANT(blk->meta[ucc].cls, 1, "length byte 1", true);
 	/* A used unit inside a free chunk, at its end: not merged either. */
 	PLANT(FLIP(blk->used, last), FLIPPED(blk->used, last),
 	      "overlaps an object", false);
 	/* d without its start bit or length byte: units of no object. */
-	blk->cls[ud] = 0;
+	blk->meta[ud].cls = 0;
 	PLANT(FLIP(blk->start, ud), FLIPPED(blk->start, ud), "used by no object",
 	      true);
-	blk->cls[ud] = 1;
+	blk->meta[ud].cls = 1;
 	/* b's start bit gone: a and b look like one object of 12 units. */
 	PLANT(FLIP(blk->start, ub), FLIPPED(blk->start, ub), "length byte 10",
 	      false);

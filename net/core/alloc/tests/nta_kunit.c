@@ -539,7 +539,7 @@ static void nta_free_bad_input(struct kunit *test)
 		fake->pool = &nta_tcpu(cpu)->pool;
 		bitmap_set(fake->used, 0, NTA_HDR_UNITS + 2);
 		__set_bit(NTA_HDR_UNITS, fake->start);
-		fake->cls[NTA_HDR_UNITS] = 2;
+		fake->meta[NTA_HDR_UNITS].cls = 2;
 		bad = nta_tunit_addr(fake, NTA_HDR_UNITS);
 		break;
 	}
@@ -909,7 +909,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 	nta_tstats(&s0);
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	__clear_bit(unit, blk->start);
-	blk->cls[unit] = 0;
+	blk->meta[unit].cls = 0;
 	/* Release: the bit is cleared before the other CPU frees. */
 	smp_store_release(&gate->go, 1);
 	for (spins = 0; spins < 1000000000UL; spins++) {
@@ -919,7 +919,7 @@ static void nta_remote_free_neighbour_busy(struct kunit *test)
 		cpu_relax();
 	}
 	__set_bit(unit, blk->start);
-	blk->cls[unit] = 1;
+	blk->meta[unit].cls = 1;
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	/* Acquire: pairs with the thread's release of @done. */
 	done = smp_load_acquire(&gate->done);
@@ -1200,7 +1200,7 @@ static void nta_remote_init_on_free(struct kunit *test)
 	memset(p, 0x5a, size);
 	nta_tfree_on(test, other, o, 0, 1, true);
 	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], 0);
+	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
 	KUNIT_EXPECT_TRUE(test, nta_tbyte_absent(p + 16, size - 16, 0x5a));
 }
 
@@ -2173,7 +2173,7 @@ static void nta_bin_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s1.reserved_bytes, s0.reserved_bytes);
 	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p);
-	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], 0);
+	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
 	/* A second free of a binned object is a double free. */
 	nta_free(p, 1500);
 	nta_tstats(&s2);
@@ -2182,7 +2182,7 @@ static void nta_bin_reuse(struct kunit *test)
 
 	q = nta_alloc(1480, GFP_KERNEL);	/* same length in units */
 	KUNIT_EXPECT_PTR_EQ(test, q, p);
-	KUNIT_EXPECT_EQ(test, nta_block_of(p)->cls[nta_tunit(p)], units);
+	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), units);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
 	nta_free(q, 1480);
 	nta_drain_all();

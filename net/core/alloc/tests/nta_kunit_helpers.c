@@ -36,7 +36,7 @@ void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 	const struct nta_block *blk;
 	struct llist_node *node;
 	const struct nta_chunk *pos;
-	unsigned int len;
+	unsigned int len, u;
 
 	memset(s, 0, sizeof(*s));
 	bitmap_copy(s->nonempty, pool->nonempty, NTA_NR_LISTS);
@@ -57,7 +57,8 @@ void nta_tsnap_take(const struct nta_pool *pool, struct nta_tsnap *s)
 		bitmap_copy(b->used, blk->used, NTA_BLOCK_UNITS);
 		bitmap_copy(b->start, blk->start, NTA_BLOCK_UNITS);
 		bitmap_copy(b->pending, blk->pending, NTA_BLOCK_UNITS);
-		memcpy(b->cls, blk->cls, sizeof(b->cls));
+		for (u = 0; u < NTA_BLOCK_UNITS; u++)
+			b->cls[u] = nta_cls(blk, u);
 		s->nr_snap_blocks++;
 	}
 
