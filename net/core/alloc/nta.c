@@ -498,7 +498,7 @@ static unsigned int nta_small_cache_size __initdata;
 /* Objects a bin holds at most at the base caps, by length in units. */
 static u8 nta_bin_base_cap[NTA_NR_LISTS] __ro_after_init;
 static_assert(NTA_BIN_MAX <= U8_MAX);
-static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* bin_nr */
+static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* bin_nr, bin_cap */
 unsigned long nta_link_secret __ro_after_init;
 
 /* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
@@ -586,8 +586,9 @@ static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 }
 
 /*
- * The mark is cleared through the per-CPU segment, not through @c: one
- * store that needs no register, so the fast paths keep theirs for the work.
+ * The mark is cleared through the per-CPU offset, not through @c: on x86
+ * one %gs-relative store that needs no register, so the fast paths keep
+ * theirs for the work.
  */
 static __always_inline void nta_fast_exit(struct nta_cpu *c)
 {
@@ -653,7 +654,8 @@ static __always_inline unsigned int nta_bin_cap_of(const struct nta_cpu *c,
  * The bins' caps at 2^@shift times their base: each bin's and the CPU's
  * are worked out here, when the shift changes (a drain's overflow, a
  * decay tick, a reset), so that the fast path compares and shifts nothing.
- * Caller holds the mark, or owns a CPU that is not running yet.
+ * Caller holds the mark, or owns a CPU that is not running (init, a dead
+ * CPU's pool, the unwind of a failed init).
  */
 static void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
 {
@@ -1048,7 +1050,12 @@ static void nta_decay_fn(struct timer_list *t)
 		nta_flush_reports();
 		nta_release_blocks(&released);
 	}
-	if (nta_decay_wanted(c))
+	/*
+	 * A fast-path free that saw the bins empty with this timer pending
+	 * parks its object after it ran: the mark held means this tick
+	 * interrupted one, so come back rather than leave it parked.
+	 */
+	if (nta_decay_wanted(c) || READ_ONCE(c->busy))
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
 

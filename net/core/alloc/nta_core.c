@@ -113,27 +113,15 @@ void nta_pool_quarantine(struct nta_pool *pool, const struct nta_chunk *chunk,
 }
 
 /*
- * Clear every unit's length byte and leave its generation byte: a word of
- * @meta at a time, with a mask built from struct nta_unit_meta itself so
- * that it holds for either byte order (the compiler folds it).
+ * Clear every unit's length byte and leave its generation byte, which the
+ * embedder seeded: the two share @meta, so no memset() can do it.
  */
 static void nta_clear_cls(struct nta_block *blk)
 {
-	union {
-		struct nta_unit_meta meta[sizeof(u64) /
-					  sizeof(struct nta_unit_meta)];
-		u64 word;
-	} keep = {};
-	u64 *word = (u64 *)blk->meta;
-	u64 *end = (u64 *)(blk->meta + NTA_BLOCK_UNITS);
 	unsigned int i;
 
-	BUILD_BUG_ON(offsetof(struct nta_block, meta) % sizeof(u64));
-	BUILD_BUG_ON(sizeof(blk->meta) % sizeof(u64));
-	for (i = 0; i < ARRAY_SIZE(keep.meta); i++)
-		keep.meta[i].gen = U8_MAX;
-	for (; word < end; word++)
-		*word &= keep.word;
+	for (i = 0; i < NTA_BLOCK_UNITS; i++)
+		blk->meta[i].cls = 0;
 }
 
 /**
@@ -149,10 +137,10 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 
 	BUILD_BUG_ON(NTA_HDR_UNITS * NTA_UNIT < sizeof(struct nta_block));
 	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
-	/* @cls holds an object's length in units in a byte. */
+	/* meta[].cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
-	/* @gen is left as the embedder set it (nta.c: random bytes). */
+	/* meta[].gen is left as the embedder set it (nta.c: random bytes). */
 	memset(blk, 0, offsetof(struct nta_block, meta));
 	nta_clear_cls(blk);
 	blk->pool = pool;

@@ -114,7 +114,7 @@ extern unsigned long nta_stranded_delay;
  * @owner: the CPU whose objects it holds
  * @home: the CPU that owns the batch
  * @nr: objects collected
- * @gen: each object's generation byte (struct nta_block) when it was freed
+ * @gen: each object's generation byte (struct nta_unit_meta) when freed
  * @units: and its length in units
  * @obj: the objects
  *
@@ -163,7 +163,8 @@ struct nta_report {
  *	@live and @fast
  * @bin_shift: the bins' caps are NTA_BIN_MAX, NTA_BIN_BYTES and
  *	NTA_BINS_UNITS times 2^@bin_shift; raised by drains that found the
- *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX)
+ *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX);
+ *	@bins_limit and @bin_cap follow it (nta_bins_set_shift())
  * @bin_units: units parked in all the bins
  * @bins_limit: the most units all the bins may hold, at @bin_shift
  * @bin: per object length in units, a LIFO of freed objects, linked
@@ -232,7 +233,10 @@ struct nta_cpu {
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
 
-/* Units all the bins of @c may hold, as its caps stand now. */
+/*
+ * Units all the bins of @c may hold, as its caps stand now: for the holder
+ * of @c's mark; other CPUs read @bin_shift with READ_ONCE().
+ */
 static __always_inline unsigned int nta_bins_limit(const struct nta_cpu *c)
 {
 	return c->bins_limit;

@@ -35,7 +35,7 @@ static void *bin_next(const void *obj)
 	return (void *)(*(const unsigned long *)obj ^ nta_link_key(obj));
 }
 
-/* nta_bin_push(): no longer live (@cls 0), not merged either. */
+/* nta_bin_park(): no longer live (@cls 0), not merged either. */
 void bin_push(struct bins *b, void *obj, unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(obj);

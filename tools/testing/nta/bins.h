@@ -18,7 +18,7 @@
  *   is room and is merged on its own otherwise (nta_rb_free_one()), which
  *   counts as an overflow;
  * - the caps follow the remote load (nta_bin_cap_of()): each bin's is
- *   its base cap (nta_bin_cap[]) << @shift, the CPU's limit NTA_BINS_UNITS
+ *   its base cap (nta_bin_base_cap[]) << @shift, the CPU's limit NTA_BINS_UNITS
  *   << @shift; a drain (drained frees, then bins_drain_end()) that had an
  *   overflow raises @shift by one, up to NTA_BIN_SHIFT_MAX
  *   (nta_bins_on_overflow()); a decay tick (bins_decay()) with no
@@ -31,7 +31,7 @@
  *   asks the pool, and before the pool grows every bin is merged and the
  *   lists are tried again (that flush leaves @shift alone, as in nta.c);
  * - as in nta.c, a binned object stays allocated in the core (its @used
- *   and @start bits stay set) but its @cls byte is 0 (nta_bin_push()), so
+ *   and @start bits stay set) but its @cls byte is 0 (nta_bin_park()), so
  *   a second free of it is refused; nta_bin_pop() marks it live again (a
  *   new @gen); its first word links it to the next older object of its
  *   bin, encoded as nta.c encodes it (nta_bin_link());
@@ -73,7 +73,7 @@ struct bins {
 	unsigned int overflows;			/* since the last tick */
 	unsigned int drain_overflows;		/* in the drain under way */
 	unsigned int nr[NTA_NR_LISTS];		/* objects in each bin */
-	unsigned int cap0[NTA_NR_LISTS];	/* nta_bin_cap[]: at shift 0 */
+	unsigned int cap0[NTA_NR_LISTS];	/* nta_bin_base_cap[] */
 	unsigned long pushes, pops, merged, flushes;
 	unsigned long drains, raises, ticks, lowerings;
 	void *obj[NTA_NR_LISTS][BIN_OBJS_MAX];	/* oldest first */

@@ -1151,97 +1151,6 @@ static void nta_remote_kick_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects - n);
 }
 
-/*
- * The first of @len bytes at @p that is not @c, or NULL: memchr_inv()
- * open coded, because it is instrumented and these look into free memory.
- */
-static const u8 *nta_tbyte_not(const void *p, size_t len, u8 c)
-{
-	const u8 *b = p;
-
-	for (; len; len--, b++)
-		if (*b != c)
-			return b;
-	return NULL;
-}
-
-/* No byte of @len at @p is @c. */
-static bool nta_tbyte_absent(const void *p, size_t len, u8 c)
-{
-	const u8 *b = p;
-
-	for (; len; len--, b++)
-		if (*b == c)
-			return false;
-	return true;
-}
-
-/*
- * init_on_free=1 promises that freed memory is wiped.  A remote free,
- * batched or not, is wiped by the owner once its drain has checked it
- * (nta.rst), before the object can be handed out again: after the drain
- * the object is no longer live, and nothing of it is left past the
- * links a bin or a free list keeps in its first 16 bytes.
- */
-static void nta_remote_init_on_free(struct kunit *test)
-{
-	unsigned int size = 512;
-	struct nta_tobjs *o;
-	int other;
-	void *p;
-
-	nta_tneed_ready(test);
-	if (!want_init_on_free())
-		kunit_skip(test, "init_on_free is off");
-	nta_tpin_two(test, &other);
-	nta_drain_all();
-	o = nta_talloc_objs(test, 1, size);
-	p = o->obj[0];
-	memset(p, 0x5a, size);
-	nta_tfree_on(test, other, o, 0, 1, true);
-	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
-	KUNIT_EXPECT_TRUE(test, nta_tbyte_absent(p + 16, size - 16, 0x5a));
-}
-
-/*
- * init_on_free=1 on the owner: nta_free() wipes the object before it is
- * parked in its bin, on the fast path (nta_free_wiped()) as on the slow
- * one.  Only the first word, the bin's link, may be non-zero.
- */
-static void nta_local_init_on_free(struct kunit *test)
-{
-	unsigned int size = 512, units = nta_size_to_units(size), cpu, i;
-	const size_t link = sizeof(void *);
-	struct nta_stats s0, s1;
-	struct nta_cpu *c;
-	void *p[2];
-
-	nta_tneed_ready(test);
-	if (!want_init_on_free())
-		kunit_skip(test, "init_on_free is off");
-	cpu = nta_tpin(test, -1);
-	c = nta_tcpu(cpu);
-	nta_drain_all();
-	for (i = 0; i < ARRAY_SIZE(p); i++) {
-		p[i] = nta_alloc(size, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
-		memset(p[i], 0x5a, size);
-	}
-	nta_tstats(&s0);
-	/* The second free finds the bins running: the fast path. */
-	for (i = 0; i < ARRAY_SIZE(p); i++)
-		nta_free(p[i], size);
-	nta_tstats(&s1);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
-	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
-			2 * units * NTA_UNIT);
-	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p[1]);
-	for (i = 0; i < ARRAY_SIZE(p); i++)
-		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
-	nta_drain_all();
-}
-
 static bool nta_tinbox_empty(unsigned int cpu)
 {
 	return llist_empty(&nta_tcpu(cpu)->rb_inbox);
@@ -2308,6 +2217,103 @@ static void nta_tslow_alloc(struct kunit *test, void **p)
 {
 	*p = nta_alloc(NTA_UNIT, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, *p);
+}
+
+/*
+ * The first of @len bytes at @p that is not @c, or NULL: memchr_inv()
+ * open coded, because it is instrumented and these look into free memory.
+ */
+static const u8 *nta_tbyte_not(const void *p, size_t len, u8 c)
+{
+	const u8 *b = p;
+
+	for (; len; len--, b++)
+		if (*b != c)
+			return b;
+	return NULL;
+}
+
+/*
+ * init_on_free=1 promises that freed memory is wiped.  A batched remote
+ * free is wiped by the owner once its drain has checked it (nta.rst),
+ * before the object goes into the owner's bin: a full batch, drained by
+ * the owner's next slow path, leaves every object binned, unmerged (so
+ * not poisoned by CONFIG_NTA_DEBUG either) and zero past its bin link.
+ */
+static void nta_remote_init_on_free(struct kunit *test)
+{
+	const unsigned int n = NTA_RB_MAX, size = 512;
+	unsigned int units = nta_size_to_units(size), owner, i;
+	const size_t link = sizeof(void *);
+	struct nta_tobjs *o;
+	struct nta_cpu *c;
+	void *trig, *p;
+	int other;
+
+	nta_tneed_ready(test);
+	if (!want_init_on_free())
+		kunit_skip(test, "init_on_free is off");
+	owner = nta_tpin_one_drain(test, &other);
+	c = nta_tcpu(owner);
+	KUNIT_ASSERT_LE(test, n, nta_tbin_cap(units));
+	o = nta_talloc_objs(test, n, size);
+	for (i = 0; i < n; i++)
+		memset(o->obj[i], 0x5a, size);
+	/* A full batch is published at once. */
+	nta_tfree_on(test, other, o, 0, n, true);
+	KUNIT_ASSERT_FALSE(test, nta_tinbox_empty(owner));
+	nta_tslow_alloc(test, &trig);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), n);
+	for (i = 0; i < n; i++) {
+		p = o->obj[i];
+		KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
+		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p + link, size - link, 0));
+	}
+	nta_free(trig, NTA_UNIT);
+	nta_drain_all();
+}
+
+/*
+ * init_on_free=1 on the owner: nta_free() wipes the object before it is
+ * parked in its bin, on the slow path (the bins idle: the first free
+ * starts their decay) as on the fast one (nta_free_wiped()).  Only the
+ * first word, the bin's link, may be non-zero.
+ */
+static void nta_local_init_on_free(struct kunit *test)
+{
+	unsigned int size = 512, units = nta_size_to_units(size), cpu, i;
+	const size_t link = sizeof(void *);
+	struct nta_stats s0, s1;
+	struct nta_cpu *c;
+	void *p[2];
+
+	nta_tneed_ready(test);
+	if (!want_init_on_free())
+		kunit_skip(test, "init_on_free is off");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		memset(p[i], 0x5a, size);
+	}
+	/* Bins empty and their timer stopped: the first free goes slow. */
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_units), 0);
+	timer_delete_sync(&c->decay);
+	nta_tstats(&s0);
+	nta_free(p[0], size);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&c->decay));
+	nta_free(p[1], size);
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
+			2 * units * NTA_UNIT);
+	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p[1]);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
+	nta_drain_all();
 }
 
 /*
