@@ -1706,6 +1706,7 @@ void nta_free(void *ptr, unsigned int size)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	struct nta_cpu *c;
+	bool done;
 
 	if (unlikely(!__nta_owns(ptr))) {
 		nta_complain(ptr, size, NTA_FREE_FOREIGN, _RET_IP_);
@@ -1722,13 +1723,10 @@ void nta_free(void *ptr, unsigned int size)
 		nta_free_wiped(c, ptr, size, _RET_IP_);
 		return;
 	}
-	if (unlikely(!nta_free_fast(c, blk, ptr, size, false))) {
-		nta_fast_exit(c);
-		goto slow;
-	}
+	done = nta_free_fast(c, blk, ptr, size, false);
 	nta_fast_exit(c);
-	return;
-
+	if (likely(done))
+		return;
 slow:
 	nta_free_slow(ptr, size, _RET_IP_);
 }

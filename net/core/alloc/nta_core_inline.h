@@ -44,10 +44,8 @@ static inline void nta_llist_requeue(struct llist_node *first,
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
-	struct nta_unit_meta *meta = &blk->meta[unit];
-
-	WRITE_ONCE(meta->gen, meta->gen + 1);
-	WRITE_ONCE(meta->cls, units);
+	WRITE_ONCE(blk->meta[unit].gen, blk->meta[unit].gen + 1);
+	nta_set_cls(blk, unit, units);
 }
 
 static inline void nta_poison(void *start, unsigned int len)

@@ -2285,8 +2285,9 @@ static void nta_local_init_on_free(struct kunit *test)
 	unsigned int size = 512, units = nta_size_to_units(size), cpu, i;
 	const size_t link = sizeof(void *);
 	struct nta_stats s0, s1;
+	struct nta_tobjs *o;
 	struct nta_cpu *c;
-	void *p[2];
+	void **p;
 
 	nta_tneed_ready(test);
 	if (!want_init_on_free())
@@ -2294,11 +2295,10 @@ static void nta_local_init_on_free(struct kunit *test)
 	cpu = nta_tpin(test, -1);
 	c = nta_tcpu(cpu);
 	nta_drain_all();
-	for (i = 0; i < ARRAY_SIZE(p); i++) {
-		p[i] = nta_alloc(size, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	o = nta_talloc_objs(test, 2, size);
+	p = o->obj;
+	for (i = 0; i < 2; i++)
 		memset(p[i], 0x5a, size);
-	}
 	/* Bins empty and their timer stopped: the first free goes slow. */
 	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_units), 0);
 	timer_delete_sync(&c->decay);
@@ -2311,7 +2311,7 @@ static void nta_local_init_on_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
 			2 * units * NTA_UNIT);
 	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p[1]);
-	for (i = 0; i < ARRAY_SIZE(p); i++)
+	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
 	nta_drain_all();
 }
