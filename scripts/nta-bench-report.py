@@ -200,9 +200,24 @@ def build(rounds, outside):
         n, m = ({}, {}) if w['refused'] else (w['nta'] or {}, w['mainline'] or {})
         w['ratio'] = ratio(n.get('value'), m.get('value'))
         w['cpu_ratio'] = ratio(n.get(cpu_key(w)), m.get(cpu_key(w)))
+        w['ahead'] = ahead(n.get('value'), m.get('value'), True)
+        w['cpu_ahead'] = ahead(n.get(cpu_key(w)), m.get(cpu_key(w)), False)
         w['memory'] = mem_of([r for r in rs if r['nta'] == '1' and not r['why']])
         res.append(w)
     return res
+
+
+def ahead(a, b, higher):
+    """Of the rounds paired by number, how many NTA did better in: "k/n".
+
+    A pair shares its place in the run, so a drift of the host between rounds
+    moves both of its figures, where it moves one median but not the other.
+    """
+    if not a or not b or len(a['values']) != len(b['values']):
+        return None
+    pairs = list(zip(a['values'], b['values']))
+    k = sum(x > y if higher else x < y for x, y in pairs)
+    return f"{k}/{len(pairs)}"
 
 
 def mem_of(nr):
@@ -234,26 +249,29 @@ def table(res, pool, percpu, bench, problems, meta):
            f"{meta['guest_cpus']} vCPUs, 1 GiB, kernel {meta['guest_kernel']}",
            f"{meta['date']}, repository {meta['commit']}, {meta['qemu']}",
            f"{meta['rounds']} rounds per setting, {meta['secs']} s each, interleaved "
-           f"(on, off, on, off, ...) in one boot;",
+           f"({meta['order']}) in one boot;",
            "figures: median [min-max] of the rounds; NTA/main: ratio of the medians (under TCG"
-           " emulation only the ratios mean something, not the absolute figures)."]
+           " emulation only the ratios mean something, not the absolute figures);",
+           "ahead: in how many pairs of rounds (on and off of one round number) NTA did better."]
     p = out.append
     if 'icount' in meta['emulation']:
         p("-icount: the microbenchmark's figures are guest instructions per alloc+free pair, not ns "
           "(1 ns of guest time = 1 instruction), deterministic within a boot; xcpu rows count both vCPUs' instructions, spinning included.")
     kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
     fmt_stat = lambda s: f"{fmt(s['median'])} [{fmt(s['min'])}-{fmt(s['max'])}]" if s else '-'  # noqa
-    w5 = (7, 24, 24, 9)
-    for title, key, unit, rkey in (
-            ('Throughput (higher is better)', lambda w: 'value', None, 'ratio'),
+    w5 = (7, 24, 24, 9, 6)
+    for title, key, unit, rkey, akey in (
+            ('Throughput (higher is better)', lambda w: 'value', None, 'ratio', 'ahead'),
             ('CPU cost: guest system+softirq time (lower is better)', cpu_key,
-             lambda w: 'us/req' if w['kind'] == 'web' else 's/GB', 'cpu_ratio')):
-        out += ['', title, row('workload', (f"{'unit':<7}", 'NTA', 'mainline', 'NTA/main'), w5)]
+             lambda w: 'us/req' if w['kind'] == 'web' else 's/GB', 'cpu_ratio', 'cpu_ahead')):
+        out += ['', title, row('workload', (f"{'unit':<7}", 'NTA', 'mainline', 'NTA/main', 'ahead'),
+                               w5)]
         for w in res:
             n, m = w['nta'], w['mainline']
             u = unit(w) if unit else (n or m or {}).get('unit', '')
             p(row(w['label'], (f'{u:<7}', fmt_stat(n and n[key(w)]), fmt_stat(m and m[key(w)]),
-                               'REFUSED' if w['refused'] else fmt(w[rkey])), w5))
+                               'REFUSED' if w['refused'] else fmt(w[rkey]),
+                               '-' if w['refused'] else w.get(akey) or '-'), w5))
     out += ['', 'skb head memory in the NTA rounds: bytes reserved per byte requested, live heads sampled',
             'every 0.5 s (kmalloc: what kmalloc_reserve() would hold for the same heads); fallback:',
             'heads NTA did not serve; pool peak: largest footprint sampled; avg free: mean free bytes',
@@ -458,7 +476,9 @@ def main():
             'emulation': 'QEMU TCG' + (' -icount shift=0' if 'ntaicount' in cmdline else ''), 'guest_cpus': (re.findall(r'^# boot_smp: (\d+) CPUs online', log, re.M) or ['?'])[-1],
             'guest_kernel': (re.findall(r'Linux version (\S+)', log) or ['?'])[0],
             'rounds': nrounds, 'secs': secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
-            'steps_expected': [s for s in cmdline.get('ntaplan', '').split(',') if s]}
+            'steps_expected': [s for s in cmdline.get('ntaplan', '').split(',') if s],
+            'order': ', '.join({'1': 'on', '0': 'off', '-': 'mainline'}.get(r['nta'], '?')
+                               for r in rounds[:4]) + ', ...'}
     res = build(rounds, outside)
     udp = [r for r in rounds if r['workload'].startswith('iperf_udp_') and r['nta'] == '1' and not r['why']]
     if udp:
