@@ -257,6 +257,8 @@ def table(res, pool, percpu, bench, problems, meta):
     if 'icount' in meta['emulation']:
         p("-icount: the microbenchmark's figures are guest instructions per alloc+free pair, not ns "
           "(1 ns of guest time = 1 instruction), deterministic within a boot; xcpu rows count both vCPUs' instructions, spinning included.")
+        p("-icount: req/s and Mbit/s are per second of guest time, that is per 10^9 guest instructions "
+          "(when every vCPU idles, guest time jumps to the next timer); the CPU rows count /proc/stat ticks, coarse.")
     kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
     fmt_stat = lambda s: f"{fmt(s['median'])} [{fmt(s['min'])}-{fmt(s['max'])}]" if s else '-'  # noqa
     w5 = (7, 24, 24, 9, 6)
