@@ -89,6 +89,7 @@ static inline bool nta_enabled(void)
 
 void *nta_alloc(unsigned int size, gfp_t gfp);
 void nta_free(void *ptr, unsigned int size);
+void nta_free_trusted(void *ptr, unsigned int size);
 
 /**
  * nta_object_size - bytes NTA set aside for an object it handed out
@@ -125,6 +126,10 @@ static inline void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 
 static inline void nta_free(void *ptr, unsigned int size)
+{
+}
+
+static inline void nta_free_trusted(void *ptr, unsigned int size)
 {
 }
 

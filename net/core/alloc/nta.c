@@ -1596,8 +1596,9 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			       released);
 }
 
+/* @checked: the caller has found @ptr in the block map (nta_free()). */
 static noinline void nta_free_slow(void *ptr, unsigned int size,
-				   unsigned long ip)
+				   unsigned long ip, bool checked)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	enum nta_bad_free why;
@@ -1606,6 +1607,11 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 	unsigned long flags;
 	bool mine;
 
+	/* nta_free_trusted() leaves the block map to the paths off its fast one. */
+	if (unlikely(!checked && !__nta_owns(ptr))) {
+		nta_complain(ptr, size, NTA_FREE_FOREIGN, ip);
+		return;
+	}
 	c = nta_slow_lock(&flags, &mine);
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_object(blk, ptr, size);
@@ -1663,13 +1669,14 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 
 /* nta_free() on the owner under init_on_free; the caller holds the mark. */
 static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
-				    unsigned int size, unsigned long ip)
+				    unsigned int size, unsigned long ip,
+				    bool checked)
 {
 	bool done = nta_free_fast(c, nta_block_of(ptr), ptr, size, true);
 
 	nta_fast_exit(c);
 	if (!done)
-		nta_free_slow(ptr, size, ip);
+		nta_free_slow(ptr, size, ip, checked);
 }
 
 /*
@@ -1678,13 +1685,48 @@ static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
  */
 static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 				     void *ptr, unsigned int size,
-				     unsigned long ip)
+				     unsigned long ip, bool checked)
 {
-	enum nta_bad_free why = nta_queue_for_owner(c, true, blk, ptr, size);
+	enum nta_bad_free why = NTA_FREE_FOREIGN;
 
+	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
+	if (likely(checked || __nta_owns(ptr)))
+		why = nta_queue_for_owner(c, true, blk, ptr, size);
 	nta_fast_exit(c);
 	if (unlikely(why))
 		nta_complain(ptr, size, why, ip);
+}
+
+/*
+ * nta_free() and nta_free_trusted() once @ptr is known (@checked), or
+ * vouched for, to be NTA's.  The fast path reads the block header's @pool;
+ * unless @checked, the remote and slow paths look @ptr up in the block map
+ * before they read more of the header.
+ */
+static __always_inline void __nta_free(void *ptr, unsigned int size,
+				       unsigned long ip, bool checked)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	struct nta_cpu *c;
+	bool done;
+
+	/* Switched off: nothing allocates from the bins, so do not fill them. */
+	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
+		goto slow;
+	if (unlikely(blk->pool != &c->pool)) {
+		nta_free_remote(c, blk, ptr, size, ip, checked);
+		return;
+	}
+	if (want_init_on_free()) {
+		nta_free_wiped(c, ptr, size, ip, checked);
+		return;
+	}
+	done = nta_free_fast(c, blk, ptr, size, false);
+	nta_fast_exit(c);
+	if (likely(done))
+		return;
+slow:
+	nta_free_slow(ptr, size, ip, checked);
 }
 
 /**
@@ -1704,31 +1746,33 @@ static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
  */
 void nta_free(void *ptr, unsigned int size)
 {
-	struct nta_block *blk = nta_block_of(ptr);
-	struct nta_cpu *c;
-	bool done;
-
+	/* Before any header is read: @ptr may be anyone's. */
 	if (unlikely(!__nta_owns(ptr))) {
 		nta_complain(ptr, size, NTA_FREE_FOREIGN, _RET_IP_);
 		return;
 	}
-	/* Switched off: nothing allocates from the bins, so do not fill them. */
-	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
-		goto slow;
-	if (unlikely(blk->pool != &c->pool)) {
-		nta_free_remote(c, blk, ptr, size, _RET_IP_);
-		return;
-	}
-	if (want_init_on_free()) {
-		nta_free_wiped(c, ptr, size, _RET_IP_);
-		return;
-	}
-	done = nta_free_fast(c, blk, ptr, size, false);
-	nta_fast_exit(c);
-	if (likely(done))
-		return;
-slow:
-	nta_free_slow(ptr, size, _RET_IP_);
+	__nta_free(ptr, size, _RET_IP_, true);
+}
+
+/**
+ * nta_free_trusted - nta_free() for a caller that recorded @ptr as NTA's
+ * @ptr: the object
+ * @size: the size passed to nta_alloc()
+ *
+ * For callers that keep their own record of which allocator served an
+ * object, as skb->__tsize does for skb heads: the owner's fast path skips
+ * the block-map lookup and reads the word of the block header that names
+ * the owning pool straight away.  Everything else is checked as
+ * nta_free() checks it, and a pointer NTA does not own is refused by the
+ * paths it then takes, but only after that word has been read.  So the
+ * record must be right: a pointer that never was NTA's must not get here,
+ * as it must not get to kfree() either.
+ *
+ * Context: any context but NMI.
+ */
+void nta_free_trusted(void *ptr, unsigned int size)
+{
+	__nta_free(ptr, size, _RET_IP_, false);
 }
 
 /**

@@ -18,6 +18,7 @@
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/irq_work.h>
+#include <linux/kfence.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/prandom.h>
@@ -175,6 +176,7 @@ struct nta_tobjs {
 	unsigned int cpu;	/* where the frees ran */
 	int wait_idle;		/* CPU to wait for to go idle first, or -1 */
 	bool was_idle;
+	bool trusted;		/* free with nta_free_trusted() */
 };
 
 static void nta_tfree_range(void *arg)
@@ -187,8 +189,12 @@ static void nta_tfree_range(void *arg)
 			usleep_range(10, 20);
 		o->was_idle = idle_cpu(o->wait_idle);
 	}
-	for (i = o->from; i < o->to; i++)
-		nta_free(o->obj[i], o->size);
+	for (i = o->from; i < o->to; i++) {
+		if (o->trusted)
+			nta_free_trusted(o->obj[i], o->size);
+		else
+			nta_free(o->obj[i], o->size);
+	}
 	o->cpu = raw_smp_processor_id();
 }
 
@@ -443,11 +449,13 @@ enum nta_tgbad_kind {
 	NTA_TG_KMALLOC,
 	NTA_TG_VMALLOC,
 	NTA_TG_FAKE_BLOCK,
+	NTA_TG_FAKE_OTHER,
 };
 
 struct nta_tgbad {
 	const char *name;
 	enum nta_tgbad_kind kind;
+	bool trusted;		/* through nta_free_trusted() */
 };
 
 static const struct nta_tgbad nta_tgbad_cases[] = {
@@ -461,6 +469,20 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "foreign_kmalloc", NTA_TG_KMALLOC },
 	{ "foreign_vmalloc", NTA_TG_VMALLOC },
 	{ "foreign_fake_block", NTA_TG_FAKE_BLOCK },
+	/*
+	 * nta_free_trusted() reads the header word naming the pool before
+	 * the block map: not for a vmalloc() pointer, whose block-aligned
+	 * base may be unmapped, nor for a forged header, which it believes.
+	 */
+	{ "trusted_misaligned", NTA_TG_MISALIGNED, true },
+	{ "trusted_inside_object", NTA_TG_INSIDE, true },
+	{ "trusted_block_header", NTA_TG_HEADER, true },
+	{ "trusted_double_free", NTA_TG_DOUBLE, true },
+	{ "trusted_size_smaller", NTA_TG_SMALLER, true },
+	{ "trusted_size_larger", NTA_TG_LARGER, true },
+	{ "trusted_size_zero", NTA_TG_ZERO, true },
+	{ "trusted_foreign_kmalloc", NTA_TG_KMALLOC, true },
+	{ "trusted_fake_block_other_cpu", NTA_TG_FAKE_OTHER, true },
 };
 
 static void nta_tgbad_desc(const struct nta_tgbad *t, char *desc)
@@ -471,9 +493,10 @@ static void nta_tgbad_desc(const struct nta_tgbad *t, char *desc)
 KUNIT_ARRAY_PARAM(nta_tgbad, nta_tgbad_cases, nta_tgbad_desc);
 
 /*
- * nta_free() of something that is not a live object of that size: one
- * bad_frees more, every other counter and this CPU's whole pool unchanged,
- * and an allocate-everything pass finds every free unit still there.
+ * nta_free() (or nta_free_trusted()) of something that is not a live object
+ * of that size: one bad_frees more, every other counter and this CPU's
+ * whole pool unchanged, and an allocate-everything pass finds every free
+ * unit still there.
  */
 static void nta_free_bad_input(struct kunit *test)
 {
@@ -484,9 +507,9 @@ static void nta_free_bad_input(struct kunit *test)
 	struct page *page = NULL;
 	void *obj, *guard, *bad, *foreign = NULL;
 	struct nta_stats st0, st1;
-	struct nta_block *fake;
+	struct nta_block *fake = NULL, *fake_copy = NULL;
+	unsigned int cpu, other = 0;
 	unsigned long free_units;
-	unsigned int cpu;
 
 	nta_tneed_ready(test);
 	cpu = nta_tpin(test, -1);
@@ -528,32 +551,60 @@ static void nta_free_bad_input(struct kunit *test)
 		bad = foreign;
 		break;
 	case NTA_TG_FAKE_BLOCK:
+	case NTA_TG_FAKE_OTHER:
 		/*
 		 * Block-sized, block-aligned, with a header that claims to be
-		 * this CPU's and an object start: only the block map can tell.
+		 * this CPU's (or, for nta_free_trusted()'s remote path, the
+		 * other CPU's) and an object start: only the block map can tell.
 		 */
+		if (t->kind == NTA_TG_FAKE_OTHER) {
+			other = cpumask_any_but(cpu_online_mask, cpu);
+			if (other >= nr_cpu_ids) {
+				nta_free(obj, size);
+				nta_free(guard, NTA_UNIT);
+				kunit_skip(test, "one CPU online");
+			}
+		}
 		page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_ZERO,
 				   NTA_BLOCK_ORDER);
 		KUNIT_ASSERT_NOT_NULL(test, page);
 		fake = page_address(page);
-		fake->pool = &nta_tcpu(cpu)->pool;
+		fake->pool = &nta_tcpu(t->kind == NTA_TG_FAKE_OTHER ? other : cpu)->pool;
 		bitmap_set(fake->used, 0, NTA_HDR_UNITS + 2);
 		__set_bit(NTA_HDR_UNITS, fake->start);
 		fake->meta[NTA_HDR_UNITS].cls = 2;
 		bad = nta_tunit_addr(fake, NTA_HDR_UNITS);
+		fake_copy = kunit_kmalloc(test, sizeof(*fake), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, fake_copy);
+		memcpy(fake_copy, fake, sizeof(*fake));
 		break;
 	}
 	if (t->kind == NTA_TG_KMALLOC || t->kind == NTA_TG_VMALLOC)
 		KUNIT_ASSERT_NOT_NULL(test, foreign);
 	KUNIT_EXPECT_FALSE(test, t->kind >= NTA_TG_KMALLOC && nta_owns(bad));
+	/* A KFENCE object's block-aligned base may be a guard page. */
+	if (t->trusted && foreign && is_kfence_address(foreign)) {
+		nta_free(obj, size);
+		nta_free(guard, NTA_UNIT);
+		kfree(foreign);
+		kunit_skip(test, "kmalloc() returned a KFENCE object");
+	}
 
 	nta_tsnap_this_cpu(test, s0);
 	nta_tstats(&st0);
-	nta_free(bad, bad_size);
+	if (t->trusted)
+		nta_free_trusted(bad, bad_size);
+	else
+		nta_free(bad, bad_size);
 	nta_tstats(&st1);
 	nta_tsnap_this_cpu(test, s1);
 	nta_texpect_stats_bad(test, &st0, &st1, 1);
 	NTA_EXPECT_SNAP_EQ(test, s0, s1);
+	/* Nothing queued for the CPU the forged header names, nothing written. */
+	if (t->kind == NTA_TG_FAKE_OTHER) {
+		KUNIT_EXPECT_TRUE(test, nta_tremote_empty(other));
+		KUNIT_EXPECT_EQ(test, memcmp(fake, fake_copy, sizeof(*fake)), 0);
+	}
 
 	/* Merge what sits in the bins: they may hold objects of any size. */
 	nta_drain_all();
@@ -595,7 +646,10 @@ static void nta_remote_free_drain(struct kunit *test)
 
 	nta_tstats(&s0);
 	o = nta_talloc_objs(test, n, 700);
-	nta_tfree_on(test, other, o, 0, n, true);
+	/* Half through each entry point: the skb layer's frees are trusted. */
+	nta_tfree_on(test, other, o, 0, n / 2, true);
+	o->trusted = true;
+	nta_tfree_on(test, other, o, n / 2, n, true);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, allocs), n);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), n);
