@@ -170,16 +170,21 @@ def cpu_key(w):
 
 
 def setting(rs):
-    def stats(vals):
+    def stats(pairs):
+        """pairs: (round number, value) of the rounds that have a value."""
+        vals = [v for _, v in pairs]
         return vals and {'median': statistics.median(vals), 'min': min(vals),
-                         'max': max(vals), 'n': len(vals), 'values': vals} or None
+                         'max': max(vals), 'n': len(vals), 'values': vals,
+                         'round_numbers': [n for n, _ in pairs]} or None
     ok = [r for r in rs if not r['why']]
     cpu_s = lambda r: (r.get('sys', 0) + r.get('soft', 0)) / USER_HZ  # noqa: E731
     return rs and {
-        'value': stats([float(r['val']) for r in ok]),
+        'value': stats([(r.get('r'), float(r['val'])) for r in ok]),
         'unit': next((r['unit'] for r in ok if r.get('unit')), ''),
-        'cpu_us_per_req': stats([cpu_s(r) * 1e6 / r['reqs'] for r in ok if r.get('reqs')]),
-        'cpu_s_per_gb': stats([cpu_s(r) / (r['bytes'] / 1e9) for r in ok if r.get('bytes')]),
+        'cpu_us_per_req': stats([(r.get('r'), cpu_s(r) * 1e6 / r['reqs'])
+                                 for r in ok if r.get('reqs')]),
+        'cpu_s_per_gb': stats([(r.get('r'), cpu_s(r) / (r['bytes'] / 1e9))
+                               for r in ok if r.get('bytes')]),
         'rounds': len(rs), 'rounds_ok': len(ok)} or None
 
 
@@ -210,14 +215,17 @@ def build(rounds, outside):
 def ahead(a, b, higher):
     """Of the rounds paired by number, how many NTA did better in: "k/n".
 
-    A pair shares its place in the run, so a drift of the host between rounds
-    moves both of its figures, where it moves one median but not the other.
+    Both rounds of a number run back to back, so a drift of the host between
+    rounds moves both of a pair's figures, where it can move one median and
+    not the other.  Rounds without a figure on either side are left out.
     """
-    if not a or not b or len(a['values']) != len(b['values']):
+    if not a or not b:
         return None
-    pairs = list(zip(a['values'], b['values']))
+    other = dict(zip(b['round_numbers'], b['values']))
+    pairs = [(x, other[n]) for n, x in zip(a['round_numbers'], a['values'])
+             if n is not None and n in other]
     k = sum(x > y if higher else x < y for x, y in pairs)
-    return f"{k}/{len(pairs)}"
+    return f"{k}/{len(pairs)}" if pairs else None
 
 
 def mem_of(nr):
@@ -239,6 +247,13 @@ def mem_of(nr):
     }
 
 
+def order_of(rounds):
+    """The order of the settings in the first workload's first two rounds."""
+    name = {'1': 'on', '0': 'off', '-': 'mainline'}
+    first = [r for r in rounds if rounds and r['workload'] == rounds[0]['workload']]
+    return ', '.join(name.get(r['nta'], '?') for r in first[:4]) + ', ...'
+
+
 def row(label, cells, widths):
     return f"{label:<34}" + ''.join(f" {c:>{w}}" for c, w in zip(cells, widths))
 
@@ -257,8 +272,9 @@ def table(res, pool, percpu, bench, problems, meta):
     if 'icount' in meta['emulation']:
         p("-icount: the microbenchmark's figures are guest instructions per alloc+free pair, not ns "
           "(1 ns of guest time = 1 instruction), deterministic within a boot; xcpu rows count both vCPUs' instructions, spinning included.")
-        p("-icount: req/s and Mbit/s are per second of guest time, that is per 10^9 guest instructions "
-          "(when every vCPU idles, guest time jumps to the next timer); the CPU rows count /proc/stat ticks, coarse.")
+        p("-icount: req/s and Mbit/s are per second of guest time, that is per 10^9 guest "
+          "instructions (when every vCPU idles, guest time jumps to the next timer); "
+          "the CPU rows count /proc/stat ticks, coarse.")
     kib = lambda v, digits=0: f"{v / 1024:.{digits}f}"  # noqa: E731
     fmt_stat = lambda s: f"{fmt(s['median'])} [{fmt(s['min'])}-{fmt(s['max'])}]" if s else '-'  # noqa
     w5 = (7, 24, 24, 9, 6)
@@ -479,8 +495,7 @@ def main():
             'guest_kernel': (re.findall(r'Linux version (\S+)', log) or ['?'])[0],
             'rounds': nrounds, 'secs': secs, 'date': run('date', '-u', '+%Y-%m-%d %H:%M UTC'),
             'steps_expected': [s for s in cmdline.get('ntaplan', '').split(',') if s],
-            'order': ', '.join({'1': 'on', '0': 'off', '-': 'mainline'}.get(r['nta'], '?')
-                               for r in rounds[:4]) + ', ...'}
+            'order': order_of(rounds)}
     res = build(rounds, outside)
     udp = [r for r in rounds if r['workload'].startswith('iperf_udp_') and r['nta'] == '1' and not r['why']]
     if udp:

@@ -1667,7 +1667,10 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	return true;
 }
 
-/* nta_free() on the owner under init_on_free; the caller holds the mark. */
+/*
+ * nta_free() or nta_free_trusted() on the owner under init_on_free; the
+ * caller holds the mark.
+ */
 static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
 				    unsigned int size, unsigned long ip,
 				    bool checked)
@@ -1760,13 +1763,15 @@ void nta_free(void *ptr, unsigned int size)
  * @size: the size passed to nta_alloc()
  *
  * For callers that keep their own record of which allocator served an
- * object, as skb->__tsize does for skb heads: the owner's fast path skips
- * the block-map lookup and reads the word of the block header that names
- * the owning pool straight away.  Everything else is checked as
- * nta_free() checks it, and a pointer NTA does not own is refused by the
- * paths it then takes, but only after that word has been read.  So the
- * record must be right: a pointer that never was NTA's must not get here,
- * as it must not get to kfree() either.
+ * object, as skb->__tsize does for skb heads: the fast path skips the
+ * block-map lookup and reads the word of the block header that names the
+ * owning pool straight away.  A pointer whose "header" names another pool
+ * goes to the remote or slow path, which look it up in the block map
+ * before they read more, and is refused there.  One whose "header" names
+ * this CPU's pool is believed as far as the fast path's checks of its
+ * length byte and pending bit go, and may then be parked in a bin.  So
+ * the record must be right: a pointer that never was NTA's must not get
+ * here, as it must not get to kfree() either.
  *
  * Context: any context but NMI.
  */

@@ -450,6 +450,7 @@ enum nta_tgbad_kind {
 	NTA_TG_VMALLOC,
 	NTA_TG_FAKE_BLOCK,
 	NTA_TG_FAKE_OTHER,
+	NTA_TG_FAKE_NESTED,
 };
 
 struct nta_tgbad {
@@ -472,7 +473,10 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	/*
 	 * nta_free_trusted() reads the header word naming the pool before
 	 * the block map: not for a vmalloc() pointer, whose block-aligned
-	 * base may be unmapped, nor for a forged header, which it believes.
+	 * base may be unmapped, nor for a forged header naming this CPU,
+	 * which its fast path believes.  Forged headers that send it down
+	 * the remote path (another CPU named) or the slow path (the fast
+	 * path's mark held, as by a nested caller) must be refused there.
 	 */
 	{ "trusted_misaligned", NTA_TG_MISALIGNED, true },
 	{ "trusted_inside_object", NTA_TG_INSIDE, true },
@@ -483,6 +487,7 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "trusted_size_zero", NTA_TG_ZERO, true },
 	{ "trusted_foreign_kmalloc", NTA_TG_KMALLOC, true },
 	{ "trusted_fake_block_other_cpu", NTA_TG_FAKE_OTHER, true },
+	{ "trusted_fake_block_nested", NTA_TG_FAKE_NESTED, true },
 };
 
 static void nta_tgbad_desc(const struct nta_tgbad *t, char *desc)
@@ -513,6 +518,15 @@ static void nta_free_bad_input(struct kunit *test)
 
 	nta_tneed_ready(test);
 	cpu = nta_tpin(test, -1);
+	if (t->kind == NTA_TG_FAKE_OTHER && nta_tother_cpu(cpu) < 0)
+		kunit_skip(test, "one CPU online");
+	/* The slow path under a held mark takes a sleeping lock on RT. */
+	if (t->kind == NTA_TG_FAKE_NESTED && IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT");
+	/* The block-aligned base of a kmalloc() page may be unmapped or uninit. */
+	if (t->trusted && t->kind == NTA_TG_KMALLOC &&
+	    (debug_pagealloc_enabled() || IS_ENABLED(CONFIG_KMSAN)))
+		kunit_skip(test, "debug_pagealloc or KMSAN");
 	obj = nta_alloc(size, GFP_KERNEL);
 	guard = nta_alloc(NTA_UNIT, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, obj);
@@ -552,19 +566,17 @@ static void nta_free_bad_input(struct kunit *test)
 		break;
 	case NTA_TG_FAKE_BLOCK:
 	case NTA_TG_FAKE_OTHER:
+	case NTA_TG_FAKE_NESTED:
 		/*
 		 * Block-sized, block-aligned, with a header that claims to be
-		 * this CPU's (or, for nta_free_trusted()'s remote path, the
-		 * other CPU's) and an object start: only the block map can tell.
+		 * this CPU's (or, to send nta_free_trusted() down its remote
+		 * path, the other CPU's) and an object start: only the block
+		 * map can tell.
 		 */
-		if (t->kind == NTA_TG_FAKE_OTHER) {
-			other = cpumask_any_but(cpu_online_mask, cpu);
-			if (other >= nr_cpu_ids) {
-				nta_free(obj, size);
-				nta_free(guard, NTA_UNIT);
-				kunit_skip(test, "one CPU online");
-			}
-		}
+		if (t->kind == NTA_TG_FAKE_OTHER)
+			other = nta_tother_cpu(cpu);
+		fake_copy = kunit_kmalloc(test, sizeof(*fake), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, fake_copy);
 		page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_ZERO,
 				   NTA_BLOCK_ORDER);
 		KUNIT_ASSERT_NOT_NULL(test, page);
@@ -574,8 +586,6 @@ static void nta_free_bad_input(struct kunit *test)
 		__set_bit(NTA_HDR_UNITS, fake->start);
 		fake->meta[NTA_HDR_UNITS].cls = 2;
 		bad = nta_tunit_addr(fake, NTA_HDR_UNITS);
-		fake_copy = kunit_kmalloc(test, sizeof(*fake), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, fake_copy);
 		memcpy(fake_copy, fake, sizeof(*fake));
 		break;
 	}
@@ -592,19 +602,25 @@ static void nta_free_bad_input(struct kunit *test)
 
 	nta_tsnap_this_cpu(test, s0);
 	nta_tstats(&st0);
-	if (t->trusted)
+	if (t->kind == NTA_TG_FAKE_NESTED) {
+		/* As a caller nested in this CPU's fast path finds it. */
+		preempt_disable();
+		__this_cpu_write(nta_cpu.busy, 1);
 		nta_free_trusted(bad, bad_size);
-	else
+		__this_cpu_write(nta_cpu.busy, 0);
+		preempt_enable();
+	} else if (t->trusted) {
+		nta_free_trusted(bad, bad_size);
+	} else {
 		nta_free(bad, bad_size);
+	}
 	nta_tstats(&st1);
 	nta_tsnap_this_cpu(test, s1);
 	nta_texpect_stats_bad(test, &st0, &st1, 1);
 	NTA_EXPECT_SNAP_EQ(test, s0, s1);
-	/* Nothing queued for the CPU the forged header names, nothing written. */
-	if (t->kind == NTA_TG_FAKE_OTHER) {
-		KUNIT_EXPECT_TRUE(test, nta_tremote_empty(other));
+	/* Nothing written into the forged block (no pending bit, no merge). */
+	if (fake)
 		KUNIT_EXPECT_EQ(test, memcmp(fake, fake_copy, sizeof(*fake)), 0);
-	}
 
 	/* Merge what sits in the bins: they may hold objects of any size. */
 	nta_drain_all();
