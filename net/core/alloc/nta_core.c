@@ -140,7 +140,7 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	/* meta[].cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 
-	/* meta[].gen is left as the embedder set it (nta.c: random bytes). */
+	/* meta[].gen is left as the embedder set it (nta_pools.c: random bytes). */
 	memset(blk, 0, offsetof(struct nta_block, meta));
 	nta_clear_cls(blk);
 	blk->pool = pool;

@@ -307,7 +307,7 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			    size_t len);
 
 /*
- * Provided by the code that embeds the core (nta.c in the kernel, the
+ * Provided by the code that embeds the core (nta_report.c in the kernel, the
  * out-of-tree userspace harness).  nta_report_poison() is called when
  * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
  * write after free (@bad the first byte found), and with @bad == @chunk

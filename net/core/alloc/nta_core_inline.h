@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NTA core fast paths, inline: nta_core.c, the per-CPU glue in nta.c and
- * the white-box tests include this; others use the wrappers in nta_core.h.
+ * NTA core fast paths, inline: nta_core.c, the per-CPU allocator and the
+ * white-box tests include this; others use the wrappers in nta_core.h.
  */
 #ifndef _NET_CORE_ALLOC_NTA_CORE_INLINE_H
 #define _NET_CORE_ALLOC_NTA_CORE_INLINE_H

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NTA kernel glue shared by nta.c, nta_ctl.c and the KUnit suite:
- * the per-CPU state and the knobs the tests turn.
+ * NTA kernel glue shared by the per-CPU allocator's files (nta.c,
+ * nta_remote.c, nta_pools.c, nta_report.c, nta_stats.c), its controls
+ * (nta_ctl.c, nta_debug.c) and the KUnit suite: the per-CPU state, the
+ * fast-path mark and the slow paths' lock, the hooks every path shares,
+ * and the knobs the tests turn.
  */
 #ifndef _NET_CORE_ALLOC_NTA_INTERNAL_H
 #define _NET_CORE_ALLOC_NTA_INTERNAL_H
 
 #include <linux/irq_work.h>
+#include <linux/kasan.h>
+#include <linux/kmemleak.h>
+#include <linux/kmsan-checks.h>
+#include <linux/llist.h>
 #include <linux/local_lock.h>
 #include <linux/nta.h>
 #include <linux/percpu.h>
 #include <linux/shrinker.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 
-#include "nta_core.h"
+#include "nta_core_inline.h"
 
 /* Bins unused for this long are merged back into the pool. */
 #define NTA_BIN_DECAY		HZ
@@ -36,7 +44,7 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 	      offsetof(struct nta_stats, blocks));
 
 /*
- * Per-CPU bins (see nta.c): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
+ * Per-CPU bins (see nta_bins.h): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
  * bytes per bin, NTA_BINS_UNITS units in all the bins of one CPU.
  */
 #define NTA_BIN_MAX		32
@@ -90,7 +98,7 @@ extern unsigned long nta_stranded_delay;
 #define NTA_GROW_BACKOFF	(HZ / 10)
 
 /*
- * Batched remote frees (nta.c): a CPU collects the objects it frees for
+ * Batched remote frees (nta_remote.c): a CPU collects the objects it frees for
  * another CPU in a batch per owner and publishes a full one with a single
  * llist_add(); the owner frees the batch's objects in its next slow path
  * and sends the batch home.  Each CPU owns NTA_RB_PER_CPU batches, so the
@@ -302,7 +310,6 @@ enum nta_init_step {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern unsigned int nta_fail_init;
-extern unsigned long nta_block_map_bits;
 #endif
 
 /*
@@ -343,5 +350,270 @@ int nta_poison_test(void);
 extern bool nta_ready;
 
 void nta_fill_reserves(void);
+
+/* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
+extern unsigned long nta_block_map_bits;
+extern unsigned long *nta_block_map;
+
+/*
+ * NUMA policy, in one place: a CPU's blocks come from the memory nearest
+ * to that CPU, because the owner is the only one that allocates from and
+ * merges in them, and most heads are written by the CPU that receives.
+ */
+static inline int nta_block_node(unsigned int cpu)
+{
+	return cpu_to_mem(cpu);
+}
+
+/*
+ * Blocks come from the page allocator without __GFP_HIGHMEM, so they live
+ * in the kernel's linear map: a block's index is its offset from
+ * PAGE_OFFSET in blocks.  Any other address, NULL included, is below
+ * PAGE_OFFSET (and wraps to a huge index) or beyond the end of the linear
+ * map (high_memory), so the bounds check alone keeps it out of the map,
+ * without virt_addr_valid() on every free.
+ */
+static __always_inline unsigned long nta_block_index(const void *ptr)
+{
+	return ((unsigned long)ptr - PAGE_OFFSET) >> (PAGE_SHIFT + NTA_BLOCK_ORDER);
+}
+
+static __always_inline bool __nta_owns(const void *ptr)
+{
+	unsigned long idx = nta_block_index(ptr);
+
+	return likely(idx < nta_block_map_bits) && test_bit(idx, nta_block_map);
+}
+
+/*
+ * Heap debugging sees NTA objects as it sees kmalloc()'s.  KASAN in its
+ * generic mode only: the allocator's objects are not instrumented (as
+ * mm/slub.o is not, and for the same reason: the allocator keeps its
+ * links in free objects), which the tag-based modes cannot express.  A
+ * block joins a pool poisoned as a redzone but for its header; an object
+ * is unpoisoned to the size asked for, its rounding tail poisoned as a
+ * redzone, and poisoned as freed when it is freed, into a bin or not.
+ */
+#define NTA_KASAN	IS_ENABLED(CONFIG_KASAN_GENERIC)
+
+static __always_inline void nta_hook_new_block(struct nta_block *blk,
+					       gfp_t gfp)
+{
+	if (NTA_KASAN)
+		kasan_poison_range(nta_unit_addr(blk, NTA_HDR_UNITS),
+				   NTA_MAX_SIZE, false);
+	/* Scanned, never reported: what NTA heads point to is not a leak. */
+	kmemleak_alloc(blk, NTA_BLOCK_SIZE, 0, gfp);
+}
+
+static __always_inline void nta_hook_alloc(void *obj, unsigned int size,
+					   gfp_t gfp)
+{
+	if (NTA_KASAN) {
+		kasan_poison_range(obj, nta_object_size(size), false);
+		kasan_unpoison_range(obj, size);
+	}
+	/* Uninitialised for KMSAN until written, as kmalloc() memory is. */
+	kmsan_poison_memory(obj, size, gfp);
+}
+
+static __always_inline void nta_hook_free(void *obj, unsigned int size)
+{
+	if (NTA_KASAN)
+		kasan_poison_range(obj, nta_object_size(size), true);
+}
+
+/*
+ * Counters: the holder of the CPU's @busy mark (@mine) writes @fast with
+ * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
+ * counter's offset in struct nta_stats.
+ */
+static __always_inline void nta_count(struct nta_cpu *c, bool mine,
+				      size_t off, u64 n)
+{
+	if (likely(mine))
+		*(u64 *)((void *)&c->fast + off) += n;
+	else
+		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
+}
+
+#define NTA_CTR(field)	offsetof(struct nta_stats, field)
+
+/* What the mainline path would hold for an object of @units units. */
+s64 nta_kmalloc_of_units(unsigned int units);
+
+/*
+ * Live-object gauges.  The holder of @busy counts objects per length in
+ * @live and the requested bytes; readers derive the rest from @live.
+ * Everyone else keeps all four gauges in @stats.
+ */
+static __always_inline void nta_account(struct nta_cpu *c, bool mine,
+					unsigned int size, int sign)
+{
+	unsigned int units = nta_size_to_units(size);
+
+	if (likely(mine)) {
+		c->live[units] += sign;
+		c->fast.requested_bytes += sign * (s64)size;
+		return;
+	}
+	this_cpu_add(nta_cpu.stats.inuse_objects, sign);
+	this_cpu_add(nta_cpu.stats.requested_bytes, sign * (s64)size);
+	this_cpu_add(nta_cpu.stats.reserved_bytes,
+		     sign * (s64)(units * NTA_UNIT));
+	if (IS_ENABLED(CONFIG_NTA_STATS))
+		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
+			     sign * nta_kmalloc_of_units(units));
+}
+
+/*
+ * The fast path's exclusion: local_trylock() of later kernels, open coded
+ * for 6.12.  With preemption off only this CPU's own interrupts can run
+ * here; they nest, so an interrupt that finds the mark clear finishes
+ * before the code it interrupted resumes, and one that finds it set takes
+ * the slow path, which leaves the bins alone.  The mark is never held
+ * across a lock, so PREEMPT_RT sees no sleeping lock inside it.  Returns
+ * false, preemption enabled again, when the mark is taken; else *@cp is
+ * this CPU's state.
+ */
+static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
+{
+	struct nta_cpu *c;
+
+	preempt_disable();
+	c = this_cpu_ptr(&nta_cpu);
+	if (unlikely(READ_ONCE(c->busy))) {
+		preempt_enable();
+		return false;
+	}
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	*cp = c;
+	return true;
+}
+
+/*
+ * The mark is cleared through the per-CPU offset, not through @c: on x86
+ * one %gs-relative store that needs no register, so the fast paths keep
+ * theirs for the work.
+ */
+static __always_inline void nta_fast_exit(struct nta_cpu *c)
+{
+	barrier();
+	__this_cpu_write(nta_cpu.busy, 0);
+	preempt_enable();
+}
+
+/*
+ * The slow paths hold the local lock; they take the mark too unless the
+ * code they interrupted holds it.  Returns whether they did.  On
+ * PREEMPT_RT the lock is a per-CPU sleeping lock: a task that preempts a slow
+ * path holding the mark sees it set, takes the slow path too and waits
+ * for the lock, so the mark is free again once it gets there.
+ */
+static __always_inline bool nta_slow_take_mark(struct nta_cpu *c)
+{
+	if (READ_ONCE(c->busy))
+		return false;
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	return true;
+}
+
+static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool mine)
+{
+	if (mine) {
+		barrier();
+		WRITE_ONCE(c->busy, 0);
+	}
+}
+
+/*
+ * A slow path's entry and exit: this CPU's local lock, and its mark unless
+ * the code the slow path interrupted holds it (*@mine says which).
+ */
+static __always_inline struct nta_cpu *nta_slow_lock(unsigned long *flags,
+						     bool *mine)
+{
+	struct nta_cpu *c;
+
+	local_lock_irqsave(&nta_cpu.lock, *flags);
+	c = this_cpu_ptr(&nta_cpu);
+	*mine = nta_slow_take_mark(c);
+	return c;
+}
+
+static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
+					    unsigned long flags)
+{
+	nta_slow_drop_mark(c, mine);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+}
+
+/* Something queued for this pool: blocks with pending bits, or batches. */
+static __always_inline bool nta_has_queued(struct nta_cpu *c)
+{
+	return !llist_empty(&c->pool.remote) || !llist_empty(&c->rb_inbox);
+}
+
+void __nta_drain_locked(struct nta_cpu *c, bool mine,
+			struct list_head *released);
+
+/* Every slow path drains; when nothing is queued that is one load. */
+static __always_inline void nta_drain_locked(struct nta_cpu *c, bool mine,
+					     struct list_head *released)
+{
+	if (unlikely(nta_has_queued(c)))
+		__nta_drain_locked(c, mine, released);
+}
+
+void nta_print_reports(void);
+
+/* After every slow path, with no lock held: one load when nothing waits. */
+static __always_inline void nta_flush_reports(void)
+{
+	if (unlikely(raw_cpu_read(nta_cpu.report.nr)))
+		nta_print_reports();
+}
+
+/* nta_pools.c */
+struct nta_block *nta_new_block(int node, gfp_t gfp);
+void nta_free_block(struct nta_block *blk);
+void nta_release_blocks(struct list_head *released);
+void nta_spares_on_grow(struct nta_cpu *c);
+/* Drains offline CPUs' pools; nta_kick_cpu() queues it. */
+extern struct work_struct nta_offline_work;
+extern u8 nta_bin_base_cap[NTA_NR_LISTS];
+
+/* nta_remote.c */
+enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
+				      struct nta_block *blk, void *ptr,
+				      unsigned int size);
+void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
+		     unsigned int size, unsigned long ip, bool checked);
+unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
+			  struct list_head *released);
+void nta_rb_publish_all(struct nta_cpu *c, bool mine);
+void nta_stranded_fn(struct timer_list *t);
+void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu);
+bool nta_kick_cpu(unsigned int cpu);
+
+/* nta_report.c */
+void nta_complain(const void *ptr, unsigned int size, enum nta_bad_free why,
+		  unsigned long ip);
+
+/* nta_stats.c */
+void __init nta_init_kmalloc_units(void);
+
+/* nta_debug.c */
+#ifdef CONFIG_NTA_DEBUG
+void nta_debug_init(struct dentry *dir);
+#else
+static inline void nta_debug_init(struct dentry *dir)
+{
+}
+#endif
+
+#include "nta_bins.h"
 
 #endif /* _NET_CORE_ALLOC_NTA_INTERNAL_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite nta: the per-CPU allocator in nta.c, driven through
- * nta_alloc() and nta_free() on the CPUs' own pools, with deltas of
- * nta_get_stats() checked: sizes and bad input, remote frees from a
+ * KUnit suite nta: the per-CPU allocator (nta.c and its neighbours),
+ * driven through nta_alloc() and nta_free() on the CPUs' own pools, with
+ * deltas of nta_get_stats() checked: sizes and bad input, remote frees from a
  * kthread bound to another CPU and their races with the owner, the kick
  * of an idle owner, remote-free batches, CPU hotplug, growth, return, the
  * shrinker and the cap, the hardened usercopy bound, the per-CPU bins and

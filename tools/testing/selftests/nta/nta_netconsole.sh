@@ -53,7 +53,7 @@ pr=$(dmesg | sed -n '/NTA-NETCONSOLE-HELLO/,$p' | grep -c 'nta: write after free
 tap_note "netconsole: $p poison rounds, $pr poison reports printed"
 [ $p = 4 ] && [ "$pr" = 4 ]
 tap_check netconsole_poison_reports $? "want 4 of each"
-# Three refused frees per write to bad_free_test (nta_ctl.c).
+# Three refused frees per write to bad_free_test (nta_debug.c).
 tap_note "netconsole: $b bad-free rounds, $nbad refused frees counted," \
 	"$(dmesg | grep -c 'nta: refusing free') reports printed (rate-limited)"
 [ $nbad = $((b * 3)) ] && [ $b = 20 ]

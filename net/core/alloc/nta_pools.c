@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA pools: where blocks come from and where they go.
+ *
+ * Every CPU owns a pool (nta_core.c) under a local lock; there is no
+ * shared lock anywhere on the allocation or free path.  A pool starts with
+ * nta_reserve= bytes of blocks (at most 1/64 of its node's memory shared
+ * by the node's CPUs, and no more than nta_max=), allocated when its CPU
+ * comes online, or when NTA is switched on if it booted with nta=off, and
+ * never given back: that reserve is what keeps network memory apart from
+ * the rest of the system.  Beyond it, pools grow with the caller's page
+ * allocation flags up to nta_max= and give a block back as soon as its last
+ * object is freed, keeping some wholly free spares so that a pool whose
+ * load swings does not churn the page allocator: NTA_SPARE_BLOCKS, more
+ * (up to NTA_SPARE_MAX) while the pool keeps growing again after giving
+ * blocks back, fewer again once it stops; the shrinker takes the spares
+ * back under memory pressure.
+ *
+ * A global bitmap with one bit per block-sized, block-aligned range of
+ * the kernel's linear map says which ranges are NTA blocks, so a foreign
+ * pointer is recognised with one bounds check and one bit test, without
+ * reading memory NTA does not own and without borrowing a struct page
+ * field.
+ */
+
+#define pr_fmt(fmt) "nta: " fmt
+
+#include <kunit/visibility.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/gfp.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/kmemleak.h>
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nta.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "nta_core_inline.h"
+#include "nta_internal.h"
+
+#define NTA_DEFAULT_RESERVE	(256 * 1024)
+#define NTA_DEFAULT_MAX		(64 * 1024 * 1024)
+/* The reserves of a node's CPUs together take at most 1/64 of its memory. */
+#define NTA_RESERVE_SHARE	64
+
+unsigned int nta_reserve_blocks __read_mostly;
+unsigned int nta_max_blocks __read_mostly;
+
+static bool nta_boot_enabled __initdata = true;
+static unsigned long nta_reserve_bytes __initdata = NTA_DEFAULT_RESERVE;
+static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
+
+bool nta_ready __read_mostly;
+
+#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
+/* For the KUnit suite: block allocations seen, the last one's flags. */
+struct nta_tgrow nta_tgrow;
+
+/* Returns true when the test asks this allocation to fail. */
+static bool nta_note_grow(gfp_t gfp)
+{
+	WRITE_ONCE(nta_tgrow.gfp, gfp);
+	WRITE_ONCE(nta_tgrow.calls, nta_tgrow.calls + 1);
+	return READ_ONCE(nta_tgrow.fail);
+}
+#else
+static bool nta_note_grow(gfp_t gfp)
+{
+	return false;
+}
+#endif
+
+/* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
+unsigned long nta_block_map_bits __read_mostly;
+unsigned long *nta_block_map __read_mostly;
+
+/*
+ * nta_fail_init=map|dead|online (KUnit builds) makes initialisation fail
+ * at that step: the block map, the dead-CPU hotplug state, or the online
+ * callback of the last CPU (after the others took their reserves).  The
+ * KUnit case nta_init_unwind then checks that nothing stayed behind.
+ */
+VISIBLE_IF_KUNIT unsigned int nta_fail_init __ro_after_init;
+
+static bool nta_init_fault(enum nta_init_step step)
+{
+	return IS_ENABLED(CONFIG_NTA_KUNIT_TEST) && nta_fail_init == step;
+}
+
+#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
+static int __init nta_fail_init_setup(char *str)
+{
+	static const char * const steps[] = { "map", "dead", "online" };
+	int i = match_string(steps, ARRAY_SIZE(steps), str);
+
+	if (i < 0)
+		pr_warn("invalid nta_fail_init=%s, expected map, dead or online; ignored\n",
+			str);
+	else
+		nta_fail_init = NTA_INIT_MAP + i;
+	return 1;
+}
+__setup("nta_fail_init=", nta_fail_init_setup);
+#endif
+
+static void nta_drain_offline(struct work_struct *work);
+DECLARE_WORK(nta_offline_work, nta_drain_offline);
+/* Serialises the offline work and the shrinker on offline CPUs' pools. */
+static DEFINE_MUTEX(nta_offline_mutex);
+
+static int __init nta_setup(char *str)
+{
+	if (kstrtobool(str, &nta_boot_enabled)) {
+		pr_warn("invalid nta=%s, expected on or off; keeping on\n", str);
+		nta_boot_enabled = true;
+	}
+	return 1;
+}
+__setup("nta=", nta_setup);
+
+/*
+ * A size with an optional K/M/G/T suffix, from @min to 1T, else a message
+ * and @def.  Rounded down to whole blocks later, by nta_init().
+ */
+static int __init nta_parse_bytes(const char *name, char *str,
+				  unsigned long *bytes, unsigned long min,
+				  unsigned long def)
+{
+	unsigned long long val;
+	char *end;
+
+	val = memparse(str, &end);
+	if (end == str || *end || val < min || val > (1ULL << 40)) {
+		pr_warn("invalid %s=%s, expected a size from %lu to 1T; using the default %lu KiB\n",
+			name, str, min, def >> 10);
+		*bytes = def;
+	} else {
+		*bytes = val;
+	}
+	return 1;
+}
+
+/* nta_reserve=0: no reserve, pools only hold what they grew. */
+static int __init nta_reserve_setup(char *str)
+{
+	return nta_parse_bytes("nta_reserve", str, &nta_reserve_bytes, 0,
+			       NTA_DEFAULT_RESERVE);
+}
+__setup("nta_reserve=", nta_reserve_setup);
+
+static int __init nta_max_setup(char *str)
+{
+	return nta_parse_bytes("nta_max", str, &nta_max_bytes, NTA_BLOCK_SIZE,
+			       NTA_DEFAULT_MAX);
+}
+__setup("nta_max=", nta_max_setup);
+
+/**
+ * nta_owns - is @ptr inside an NTA block?
+ * @ptr: any pointer
+ *
+ * Reads only NTA's own block map, never the memory @ptr points to.
+ *
+ * Return: true when @ptr lies in a block that NTA currently owns.
+ */
+bool nta_owns(const void *ptr)
+{
+	return __nta_owns(ptr);
+}
+
+static void nta_seed_gens(struct nta_block *blk)
+{
+	u64 seed = get_random_u64(), v;
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(blk->meta) % sizeof(v));
+	for (i = 0; i < sizeof(blk->meta); i += sizeof(v)) {
+		v = seed + i * GOLDEN_RATIO_64;
+		memcpy((u8 *)blk->meta + i, &v, sizeof(v));
+	}
+}
+
+struct nta_block *nta_new_block(int node, gfp_t gfp)
+{
+	struct page *page;
+	void *mem;
+
+	/*
+	 * Compound, so that nothing but NTA frees part of it; hardened
+	 * usercopy asks NTA for the object (nta_check_heap_object()).
+	 * Never from the emergency reserves:
+	 * those stay with the page allocator's own pfmemalloc logic.
+	 */
+	if (nta_note_grow(gfp))
+		return NULL;
+	page = alloc_pages_node(node,
+				gfp | __GFP_COMP | __GFP_NOWARN | __GFP_NOMEMALLOC,
+				NTA_BLOCK_ORDER);
+	if (!page)
+		return NULL;
+	mem = page_address(page);
+	if (unlikely(nta_block_index(mem) >= nta_block_map_bits)) {
+		/* Memory hot-added after boot is not covered by the map. */
+		__free_pages(page, NTA_BLOCK_ORDER);
+		return NULL;
+	}
+	nta_hook_new_block(mem, gfp);
+	nta_seed_gens(mem);
+	set_bit(nta_block_index(mem), nta_block_map);
+	return mem;
+}
+
+void nta_free_block(struct nta_block *blk)
+{
+	clear_bit(nta_block_index(blk), nta_block_map);
+	kmemleak_free(blk);
+	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+}
+
+static void nta_free_block_rcu(struct rcu_head *rcu)
+{
+	struct nta_block *blk = container_of(rcu, struct nta_block, rcu);
+
+	kmemleak_free(blk);
+	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+}
+
+/*
+ * Give a block that was in a pool back to the page allocator.  No longer
+ * NTA's for nta_owns() at once; the memory goes after a grace period, as
+ * a remote freer may still read the header (nta_remote_free()).
+ */
+static void nta_release_block(struct nta_block *blk)
+{
+	clear_bit(nta_block_index(blk), nta_block_map);
+	call_rcu(&blk->rcu, nta_free_block_rcu);
+}
+
+void nta_release_blocks(struct list_head *released)
+{
+	struct nta_block *blk, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(blk, tmp, released, link) {
+		nta_release_block(blk);
+		n++;
+	}
+	if (n)
+		this_cpu_add(nta_cpu.stats.returns, n);
+}
+
+/* Objects a bin holds at most at the base caps, by length in units. */
+u8 nta_bin_base_cap[NTA_NR_LISTS] __ro_after_init;
+static_assert(NTA_BIN_MAX <= U8_MAX);
+static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* bin_nr, bin_cap */
+unsigned long nta_link_secret __ro_after_init;
+
+static void __init nta_init_bin_caps(void)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nta_bin_base_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT),
+					    1, NTA_BIN_MAX);
+}
+
+/* Bins to merge or extra spares to give back: the decay tick has work. */
+static bool nta_decay_wanted(const struct nta_cpu *c)
+{
+	return READ_ONCE(c->bin_units) || READ_ONCE(c->bin_shift) ||
+	       READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS;
+}
+
+/*
+ * The pool grows: if it gave a block back since it last grew, its load
+ * swings by more than its spares, and it keeps more (see NTA_SPARE_MAX).
+ * Only automatic returns count (pool->released), not the shrinker's: a
+ * pool trimmed under memory pressure does not raise its spares when it
+ * grows again.  Caller holds the lock.
+ */
+void nta_spares_on_grow(struct nta_cpu *c)
+{
+	struct nta_pool *pool = &c->pool;
+	unsigned int gave = pool->released - c->released_seen;
+
+	c->spare_grows++;
+	if (gave && pool->spares < NTA_SPARE_MAX) {
+		pool->spares = min(pool->spares + max(pool->spares, gave),
+				   NTA_SPARE_MAX);
+		if (!timer_pending(&c->decay))
+			mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+	}
+	c->released_seen = pool->released;
+}
+
+/*
+ * A decay tick: a pool that did not grow since the last one halves its
+ * extra spares and gives back the wholly free blocks above them.  Caller
+ * holds the lock and the mark.
+ */
+static void nta_spares_decay(struct nta_cpu *c, struct list_head *released)
+{
+	struct nta_pool *pool = &c->pool;
+
+	if (!c->spare_grows && pool->spares > NTA_SPARE_BLOCKS) {
+		pool->spares = max(pool->spares / 2, NTA_SPARE_BLOCKS);
+		if (pool->whole > pool->spares)
+			nta_pool_trim(pool, released,
+				      pool->whole - pool->spares);
+	}
+	c->spare_grows = 0;
+}
+
+/*
+ * Spares back to NTA_SPARE_BLOCKS and the bins' caps to theirs: on trim,
+ * shrinker, switch-off and hotplug, after the bins were emptied.
+ */
+static void nta_spares_reset(struct nta_cpu *c)
+{
+	c->pool.spares = NTA_SPARE_BLOCKS;
+	c->released_seen = c->pool.released;
+	c->spare_grows = 0;
+	if (c->bin_shift)
+		nta_bins_set_shift(c, 0);
+	c->bin_overflows = 0;
+}
+
+/*
+ * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
+ * them into the pool once a tick has passed without a fast-path
+ * allocation or free, so that memory parked for a length that went out of
+ * use is not held for ever (up to nta_bins_limit() units per CPU); a busy CPU's
+ * bins are left alone.  The same tick halves spares raised by
+ * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
+ * The timer runs only while the bins hold objects or caps or spares are
+ * raised: the first object parked in empty bins starts it
+ * (nta_bin_push()), as does a raise, and it stops once none is
+ * left, so a CPU without NTA work takes no tick for it.  A CPU that
+ * sleeps keeps its bins and spares until it wakes, as the timer is
+ * deferrable (the shrinker takes the spares if memory is short first).
+ * After its CPU went offline the timer runs elsewhere and stops.
+ */
+static void nta_decay_fn(struct timer_list *t)
+{
+	struct nta_cpu *c = from_timer(c, t, decay);
+	LIST_HEAD(released);
+	unsigned long flags;
+	bool mine, idle;
+	u64 seen;
+
+	if (c != this_cpu_ptr(&nta_cpu))
+		return;
+	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
+	idle = seen == c->decay_seen && READ_ONCE(c->bin_units);
+	c->decay_seen = seen;
+	if (idle || READ_ONCE(c->bin_shift) ||
+	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
+		c = nta_slow_lock(&flags, &mine);
+		if (mine && idle)
+			nta_bins_flush(c, &released);
+		if (mine) {
+			nta_bins_decay(c, &released);
+			nta_spares_decay(c, &released);
+		}
+		nta_slow_unlock(c, mine, flags);
+		nta_flush_reports();
+		nta_release_blocks(&released);
+	}
+	/*
+	 * A fast-path free that saw the bins empty with this timer pending
+	 * parks its object after it ran: the mark held means this tick
+	 * interrupted one, so come back rather than leave it parked.
+	 */
+	if (nta_decay_wanted(c) || READ_ONCE(c->busy))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+}
+
+/*
+ * Drain this CPU's remote list and, with @trim, merge its bins and give
+ * back its spare blocks.  Returns false when it ran nested in a fast path
+ * (an irq_work kick can), which holds the bins: no trim then.
+ */
+static bool nta_drain_this_cpu(bool trim)
+{
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	bool mine;
+
+	c = nta_slow_lock(&flags, &mine);
+	nta_drain_locked(c, mine, &released);
+	if (trim && mine) {
+		nta_bins_flush(c, &released);
+		nta_spares_reset(c);
+		nta_pool_trim(&c->pool, &released, UINT_MAX);
+	}
+	nta_slow_unlock(c, mine, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+	return mine;
+}
+
+static void nta_kick_fn(struct irq_work *work)
+{
+	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
+	bool trim = READ_ONCE(c->trim);
+
+	/* Cleared even when nested in a fast path: the next scan asks again. */
+	nta_drain_this_cpu(trim);
+	if (trim)
+		WRITE_ONCE(c->trim, 0);
+	/*
+	 * A kick drains all: one drain's worth per run, interrupts on
+	 * between.  Not on a CPU going down, whose self-IPI would be lost:
+	 * the dead pool's work item drains the rest.
+	 */
+	if (cpu_online(smp_processor_id()) && nta_has_queued(c))
+		irq_work_queue(work);
+}
+
+/*
+ * nta_drain_all()'s work, on each CPU in process context, bound to it:
+ * drain all that is queued, a bounded drain at a time with interrupts on
+ * in between, then trim.  A fast path cannot be preempted, so the mark is
+ * free (on PREEMPT_RT a preempted slow path holding it releases it before
+ * the lock is ours).
+ */
+static long nta_trim_this_cpu(void *unused)
+{
+	unsigned int batches = 0;
+
+	while (nta_has_queued(raw_cpu_ptr(&nta_cpu)) &&
+	       batches++ < NTA_TRIM_BATCHES)
+		if (!nta_drain_this_cpu(false))
+			return -EBUSY;
+	return nta_drain_this_cpu(true) ? 0 : -EBUSY;
+}
+
+/*
+ * Drain a pool whose CPU is not running and give back every wholly free
+ * block, its reserve included: the CPU takes a reserve again when it
+ * comes back.  The caller excludes hotplug.
+ */
+static void nta_drain_dead_pool(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	LIST_HEAD(released);
+	unsigned int n;
+
+	/* What it had collected for other owners goes to them now. */
+	nta_rb_publish_all(c, false);
+	nta_bins_flush(c, &released);
+	n = 0;
+	do {
+		n += nta_pool_drain(&c->pool, &released);
+		n += nta_rb_drain(c, false, &released);
+	} while (nta_has_queued(c));
+	c->pool.reserve = 0;
+	nta_pool_trim(&c->pool, &released, UINT_MAX);
+	c->pool.reserve = nta_reserve_blocks;
+	nta_spares_reset(c);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+	if (n) {
+		this_cpu_inc(nta_cpu.stats.drains);
+		this_cpu_add(nta_cpu.stats.frees, n);
+	}
+}
+
+static void nta_drain_offline(struct work_struct *work)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	mutex_lock(&nta_offline_mutex);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			nta_drain_dead_pool(cpu);
+	mutex_unlock(&nta_offline_mutex);
+	cpus_read_unlock();
+}
+
+/* nta_drain_all()'s first pass: publish what this CPU collected. */
+static long nta_rb_publish_this_cpu(void *unused)
+{
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool mine;
+
+	c = nta_slow_lock(&flags, &mine);
+	if (mine)
+		nta_rb_publish_all(c, true);
+	nta_slow_unlock(c, mine, flags);
+	return mine ? 0 : -EBUSY;
+}
+
+/**
+ * nta_drain_all - make every CPU free what others queued for it, and wait
+ *
+ * Every CPU first publishes the batches of remote frees it is filling.
+ * Every online CPU also merges the objects parked in its bins and gives
+ * back its spare blocks above the reserve, so that afterwards each pool
+ * holds its reserve plus the blocks that still have live objects.  Used
+ * by tests and by statistics readers that want exact block counts.
+ *
+ * Context: process context; may sleep.
+ */
+void nta_drain_all(void)
+{
+	unsigned int cpu;
+
+	if (!READ_ONCE(nta_ready))
+		return;
+	cpus_read_lock();
+	/* Every batch on its owner's list before any owner drains. */
+	for_each_online_cpu(cpu)
+		WARN_ON_ONCE(work_on_cpu(cpu, nta_rb_publish_this_cpu, NULL));
+	for_each_online_cpu(cpu)
+		WARN_ON_ONCE(work_on_cpu(cpu, nta_trim_this_cpu, NULL));
+	cpus_read_unlock();
+	schedule_work(&nta_offline_work);
+	flush_work(&nta_offline_work);
+}
+
+/*
+ * Give @cpu's pool its reserve blocks.  Runs on @cpu, in process context
+ * (the hotplug callback or a work item of nta_fill_reserves()).
+ */
+static void nta_fill_reserve(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	struct nta_block *blk;
+	unsigned long flags;
+
+	while (READ_ONCE(c->pool.nr_blocks) < nta_reserve_blocks) {
+		blk = nta_new_block(nta_block_node(cpu), GFP_KERNEL);
+		if (!blk) {
+			pr_warn("CPU %u: only %u of %u reserve blocks\n", cpu,
+				c->pool.nr_blocks, nta_reserve_blocks);
+			break;
+		}
+		local_lock_irqsave(&nta_cpu.lock, flags);
+		nta_pool_add_block(&c->pool, blk);
+		local_unlock_irqrestore(&nta_cpu.lock, flags);
+	}
+}
+
+static long nta_fill_reserve_fn(void *cpu)
+{
+	nta_fill_reserve((unsigned long)cpu);
+	return 0;
+}
+
+/**
+ * nta_fill_reserves - give every online CPU its reserve blocks
+ *
+ * A CPU that comes online while NTA is switched off takes no reserve
+ * (so that nta=off costs no memory); the switch calls this after turning
+ * NTA on.  Pools already at their reserve are left alone.
+ *
+ * Context: process context; may sleep.
+ */
+void nta_fill_reserves(void)
+{
+	unsigned int cpu;
+
+	if (!READ_ONCE(nta_ready) || !nta_reserve_blocks)
+		return;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, nta_fill_reserve_fn, (void *)(unsigned long)cpu);
+	cpus_read_unlock();
+}
+
+/*
+ * Runs on @cpu itself as it comes online (CPUHP_AP_ONLINE_DYN), so the
+ * local lock is the right one to take.
+ */
+static int nta_cpu_online(unsigned int cpu)
+{
+	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	LIST_HEAD(released);
+	unsigned long flags;
+
+	if (nta_init_fault(NTA_INIT_ONLINE) && !READ_ONCE(nta_ready) &&
+	    cpu == cpumask_last(cpu_online_mask))
+		return -ENOMEM;
+
+	/* Free what was queued while the CPU was away. */
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	nta_drain_locked(c, false, &released);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+
+	/* Switched off: no reserve until nta_fill_reserves() (sysctl on). */
+	if (static_key_enabled(&nta_enabled_key))
+		nta_fill_reserve(cpu);
+
+	/* It may still run where it moved when the CPU went down. */
+	timer_delete_sync(&c->decay);
+	return 0;
+}
+
+/*
+ * A CPU is gone: free what others queued for it and give back its free
+ * blocks; only blocks with live objects stay, until those are freed.
+ */
+static int nta_cpu_dead(unsigned int cpu)
+{
+	/*
+	 * Still on the dead CPU's timer base (timers move later in the
+	 * teardown): gone before it can move, so that a batch opened when
+	 * the CPU is back arms it afresh.  Its batches are published here.
+	 */
+	timer_delete_sync(&per_cpu(nta_cpu, cpu).rb_timer);
+	nta_drain_dead_pool(cpu);
+	return 0;
+}
+
+#define NTA_BLOCK_PAGES		BIT(NTA_BLOCK_ORDER)
+
+/*
+ * Blocks a CPU's pool could give back now, read from anywhere: its wholly
+ * free blocks above the reserve, all of them when the CPU is offline.
+ */
+static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
+{
+	const struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
+	unsigned int blocks = READ_ONCE(pool->nr_blocks);
+	unsigned int whole = READ_ONCE(pool->whole);
+
+	if (!cpu_online(cpu))
+		return whole;
+	return blocks > pool->reserve ? min(whole, blocks - pool->reserve) : 0;
+}
+
+/*
+ * Pages a CPU holds in its bins above the base caps, read from anywhere:
+ * a trim merges them, and the blocks they keep may go back with them.
+ */
+static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
+{
+	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	unsigned int units = READ_ONCE(c->bin_units);
+
+	if (!READ_ONCE(c->bin_shift) || units <= NTA_BINS_UNITS)
+		return 0;
+	return ((units - NTA_BINS_UNITS) * NTA_UNIT) >> PAGE_SHIFT;
+}
+
+/**
+ * nta_shrink_count - pages NTA could give back under memory pressure
+ * @shrink: the shrinker
+ * @sc: the request
+ *
+ * Return: pages in wholly free blocks above the reserves, in every wholly
+ * free block of an offline CPU and in bins above their base caps, or
+ * SHRINK_EMPTY.
+ */
+VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
+						struct shrink_control *sc)
+{
+	unsigned long n = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += nta_cpu_spare_blocks(cpu) * NTA_BLOCK_PAGES +
+		     nta_cpu_raised_bin_pages(cpu);
+	return n ?: SHRINK_EMPTY;
+}
+
+/* Give back up to @max spare blocks of this CPU's pool, bins merged first. */
+static unsigned int nta_trim_local(unsigned int max)
+{
+	LIST_HEAD(released);
+	struct nta_cpu *c;
+	unsigned long flags;
+	unsigned int n;
+	bool mine;
+
+	c = nta_slow_lock(&flags, &mine);
+	nta_drain_locked(c, mine, &released);
+	if (mine) {
+		nta_bins_flush(c, &released);
+		nta_spares_reset(c);
+	}
+	n = nta_pool_trim(&c->pool, &released, max);
+	nta_slow_unlock(c, mine, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
+	return n;
+}
+
+/* Give back up to @max wholly free blocks of offline CPUs' pools. */
+static unsigned int nta_trim_offline(unsigned int max)
+{
+	unsigned int cpu, n = 0;
+	LIST_HEAD(released);
+
+	/* Reclaim must not wait for hotplug or for the offline work. */
+	if (!cpus_read_trylock())
+		return 0;
+	if (mutex_trylock(&nta_offline_mutex)) {
+		for_each_possible_cpu(cpu) {
+			struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
+
+			if (cpu_online(cpu) || n >= max)
+				continue;
+			pool->reserve = 0;
+			n += nta_pool_trim(pool, &released, max - n);
+			pool->reserve = nta_reserve_blocks;
+		}
+		mutex_unlock(&nta_offline_mutex);
+	}
+	cpus_read_unlock();
+	nta_release_blocks(&released);
+	return n;
+}
+
+/**
+ * nta_shrink_scan - give back pages under memory pressure
+ * @shrink: the shrinker
+ * @sc: the request; up to @sc->nr_to_scan pages are given back
+ *
+ * Only a pool's owner may touch it, so this frees synchronously what the
+ * calling CPU's pool and the offline CPUs' pools can give, and asks the
+ * other CPUs that hold spares or raised bins, once each until they have
+ * trimmed, to give them back on their own (an irq_work): no IPI to every
+ * CPU per scan.
+ *
+ * Return: the pages freed, or SHRINK_STOP when there were none.
+ */
+VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
+					       struct shrink_control *sc)
+{
+	unsigned int want = DIV_ROUND_UP(sc->nr_to_scan, NTA_BLOCK_PAGES);
+	unsigned int n, cpu, me;
+
+	n = nta_trim_local(want);
+	if (n < want)
+		n += nta_trim_offline(want - n);
+
+	me = get_cpu();
+	for_each_online_cpu(cpu) {
+		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+
+		if (cpu != me && (nta_cpu_spare_blocks(cpu) ||
+				  READ_ONCE(c->bin_shift)) &&
+		    !xchg(&c->trim, true))
+			nta_kick_cpu(cpu);
+	}
+	put_cpu();
+	return n ? (unsigned long)n * NTA_BLOCK_PAGES : SHRINK_STOP;
+}
+
+static int __init nta_init_block_map(void)
+{
+	nta_block_map_bits = DIV_ROUND_UP((unsigned long)high_memory - PAGE_OFFSET,
+					  NTA_BLOCK_SIZE);
+	nta_block_map = vzalloc(BITS_TO_LONGS(nta_block_map_bits) *
+				sizeof(unsigned long));
+	return nta_block_map ? 0 : -ENOMEM;
+}
+
+/*
+ * The reserves of the CPUs of a node take at most 1/NTA_RESERVE_SHARE of
+ * that node's memory, so that no value of nta_reserve= can eat a machine;
+ * every pool gets the smallest such share over the nodes that have CPUs.
+ */
+static void __init nta_clamp_reserve(void)
+{
+	unsigned int cpu, ncpus, cap, want = nta_reserve_blocks;
+	unsigned long pages;
+	int nid;
+
+	for_each_node_with_cpus(nid) {
+		ncpus = 0;
+		for_each_possible_cpu(cpu)
+			if (cpu_to_node(cpu) == nid)
+				ncpus++;
+		/* What the page allocator has, not holes or the kernel image. */
+		pages = min(node_present_pages(nid), totalram_pages());
+		cap = pages / NTA_RESERVE_SHARE / max(ncpus, 1U) /
+		      (NTA_BLOCK_SIZE >> PAGE_SHIFT);
+		if (nta_reserve_blocks <= cap)
+			continue;
+		nta_reserve_blocks = cap;
+		pr_info("nta_reserve=%u KiB per CPU is more than 1/%u of node %d's %lu MiB shared by its %u CPUs; using %u KiB per CPU\n",
+			want * (unsigned int)(NTA_BLOCK_SIZE >> 10),
+			NTA_RESERVE_SHARE, nid, pages >> (20 - PAGE_SHIFT),
+			ncpus, cap * (unsigned int)(NTA_BLOCK_SIZE >> 10));
+	}
+}
+
+/*
+ * Initialisation failed: undo all of it, so that no hotplug state stays
+ * registered and no memory stays held.  No head was handed out, since
+ * nta_ready was never set; a failed online callback has already been
+ * unregistered by the hotplug core.
+ */
+static void __init nta_init_undo(int dead_state)
+{
+	unsigned long *map = nta_block_map;
+	unsigned int cpu;
+
+	static_branch_disable(&nta_enabled_key);
+	if (dead_state > 0)
+		cpuhp_remove_state_nocalls(dead_state);
+	for_each_possible_cpu(cpu)
+		nta_drain_dead_pool(cpu);
+	/* nta_owns() reads the size first: no index is in range any more. */
+	WRITE_ONCE(nta_block_map_bits, 0);
+	synchronize_rcu();
+	nta_block_map = NULL;
+	vfree(map);
+}
+
+static int __init nta_init(void)
+{
+	struct shrinker *shrinker;
+	int ret, dead = 0;
+	unsigned int cpu;
+
+	nta_max_blocks = nta_max_bytes / NTA_BLOCK_SIZE;
+	nta_reserve_blocks = nta_reserve_bytes / NTA_BLOCK_SIZE;
+	if (nta_reserve_blocks > nta_max_blocks) {
+		pr_warn("nta_reserve=%lu KiB is above nta_max=%lu KiB; using a reserve of %u KiB\n",
+			nta_reserve_bytes >> 10, nta_max_bytes >> 10,
+			nta_max_blocks * (unsigned int)(NTA_BLOCK_SIZE >> 10));
+		nta_reserve_blocks = nta_max_blocks;
+	}
+	nta_clamp_reserve();
+
+	nta_init_kmalloc_units();
+	nta_init_bin_caps();
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		nta_link_secret = get_random_long();
+	for_each_possible_cpu(cpu) {
+		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+
+		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
+		c->pool.spares = NTA_SPARE_BLOCKS;
+		c->pool.init_on_free = want_init_on_free();
+		nta_bins_set_shift(c, 0);
+		init_irq_work(&c->kick, nta_kick_fn);
+		timer_setup(&c->stranded, nta_stranded_fn, 0);
+		timer_setup(&c->decay, nta_decay_fn,
+			    TIMER_DEFERRABLE | TIMER_PINNED);
+		nta_rb_init(c, cpu);
+	}
+	/* After the per-CPU state, which the unwind goes through. */
+	ret = nta_init_fault(NTA_INIT_MAP) ? -ENOMEM : nta_init_block_map();
+	if (ret)
+		goto fail;
+
+	/* Before the online callback runs: nta=off takes no reserve. */
+	if (!nta_boot_enabled)
+		static_branch_disable(&nta_enabled_key);
+	dead = nta_init_fault(NTA_INIT_DEAD) ? -ENOSPC :
+	       cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
+					 NULL, nta_cpu_dead);
+	ret = dead;
+	if (ret < 0)
+		goto fail;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "net/nta:online",
+				nta_cpu_online, NULL);
+	if (ret < 0)
+		goto fail;
+
+	/* Counts and frees in pages. */
+	shrinker = shrinker_alloc(0, "nta");
+	if (shrinker) {
+		shrinker->count_objects = nta_shrink_count;
+		shrinker->scan_objects = nta_shrink_scan;
+		shrinker_register(shrinker);
+	}
+
+	WRITE_ONCE(nta_ready, true);
+	pr_info("unit %u B, block %lu KiB, reserve %u and limit %u blocks per CPU, %s%s\n",
+		NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_reserve_blocks,
+		nta_max_blocks, nta_boot_enabled ? "on" : "off",
+		nta_boot_enabled || !nta_reserve_blocks ? "" :
+		" (reserve taken when switched on)");
+	return 0;
+
+fail:
+	nta_init_undo(dead);
+	pr_err("initialisation failed (%d), undone; skb heads use kmalloc\n",
+	       ret);
+	return 0;
+}
+core_initcall(nta_init);

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA frees from other CPUs: how an object freed on a CPU that does not
+ * own it finds its way home.
+ *
+ * An object freed on a CPU that does not own it goes into that CPU's
+ * batch for the owner, published whole with one llist_add() (see "Batched
+ * remote frees" below).  Without a batch at hand (a context nested in the
+ * fast path, all batches in flight) it is marked pending in its block, and
+ * the block pushed on the owner's lock-less remote list
+ * (nta_remote_free()).  Neither writes into the object; the owner frees
+ * what it finds batched or pending on its next slow path.  On the
+ * pending path the freer that queues the NTA_KICK_BLOCKS-th block kicks
+ * the owner with an irq_work, so an idle owner does not sit on freed
+ * memory; below that, and for batches, a per-CPU timer armed by the freer
+ * kicks it after nta_stranded_delay.  A drain takes at most
+ * NTA_DRAIN_BLOCKS blocks (and as many batches); the owner's next slow
+ * path takes the rest, else its stranded-free timer, and a kick drains
+ * all, a drain per irq_work.  Blocks are freed after an RCU grace period,
+ * as a remote freer may still be reading the header of a block its owner
+ * gives back.  Pools of offline CPUs are drained, and give back every
+ * wholly free block, reserve included, in the hotplug callback and,
+ * afterwards, in a work item.
+ */
+
+#define pr_fmt(fmt) "nta: " fmt
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
+#include <linux/nta.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "nta_core_inline.h"
+#include "nta_internal.h"
+
+/*
+ * A queued free must not wait for its owner for ever: an owner that keeps
+ * to its fast path, or that NTA was switched off under, never drains.  A
+ * CPU that queued a first block for some owner arms this timer; when it
+ * fires, every owner that still has blocks queued is kicked.  Tests that
+ * count kicks set a longer delay.
+ */
+unsigned long nta_stranded_delay __read_mostly = NTA_STRANDED_DELAY;
+
+void nta_stranded_fn(struct timer_list *t)
+{
+	unsigned int cpu;
+
+	/* No CPU finishes going offline while preemption is off here. */
+	preempt_disable();
+	for_each_possible_cpu(cpu)
+		if (nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) &&
+		    nta_kick_cpu(cpu))
+			this_cpu_inc(nta_cpu.stats.kicks);
+	preempt_enable();
+}
+
+/* Armed, or brought forward if it was armed for later. */
+static void nta_arm_stranded(struct nta_cpu *c)
+{
+	timer_reduce(&c->stranded, jiffies + READ_ONCE(nta_stranded_delay));
+}
+
+/*
+ * Batched remote frees.  Setting an object's pending bit costs an atomic
+ * per free, and queueing its block three more; a batch costs one
+ * llist_add() for up to NTA_RB_MAX frees on the freeing CPU, and the
+ * owner one llist_del_all() per drain and one llist_add() per batch it
+ * sends home.  SLUB's sheaves (6.18) move objects between CPUs in arrays
+ * for the same reason; like page_pool's ptr_ring, the arrays are owned
+ * memory, allocated once, never on the free path.
+ *
+ * What waits in a batch is already freed for its caller but still live
+ * for the owner, so its block is not given back meanwhile, unless the
+ * caller freed the object twice.  A second free of such an object is
+ * refused by the owner's drain, which writes nothing unless the object is
+ * still NTA's and live with the length and generation the batch recorded:
+ * also when the object was freed on its owner and handed out again before
+ * the batch arrived (but for a multiple of 256 hand-outs: the generation
+ * is a byte).
+ */
+bool nta_remote_batching __read_mostly = true;
+unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
+
+/* An idle batch of this CPU, taking those its owners sent back if need be. */
+static struct nta_rbatch *nta_rb_take(struct nta_cpu *c)
+{
+	struct llist_node *node = c->rb_stash;
+
+	if (unlikely(!node)) {
+		if (llist_empty(&c->rb_returned))
+			return NULL;
+		node = llist_del_all(&c->rb_returned);
+		nta_count(c, true, NTA_CTR(remote_atomics), 1);
+	}
+	c->rb_stash = node->next;
+	return llist_entry(node, struct nta_rbatch, node);
+}
+
+/*
+ * Publish an open batch on its owner.  The owner drains at its next slow
+ * path, or when the stranded-free timer kicks it: no IPI from the free
+ * path, not even to an idle owner.  Called by the holder of @c's mark, or
+ * for a dead CPU (@mine false), whose owners are kicked at once.
+ */
+static void nta_rb_publish(struct nta_cpu *c, bool mine, unsigned int slot)
+{
+	struct nta_rbatch *b = c->rb_open[slot];
+	unsigned int owner = b->owner;
+	unsigned long when;
+
+	c->rb_open[slot] = NULL;
+	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).rb_inbox))
+		return;
+	if (!mine) {
+		if (nta_kick_cpu(owner))
+			nta_count(c, mine, NTA_CTR(kicks), 1);
+		return;
+	}
+	when = jiffies + READ_ONCE(nta_stranded_delay);
+	/* timer_reduce() locks only to arm the timer or bring it forward. */
+	if (!timer_pending(&c->stranded) ||
+	    time_after(READ_ONCE(c->stranded.expires), when))
+		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	timer_reduce(&c->stranded, when);
+}
+
+void nta_rb_publish_all(struct nta_cpu *c, bool mine)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < NTA_RB_SLOTS; slot++)
+		if (c->rb_open[slot])
+			nta_rb_publish(c, mine, slot);
+}
+
+/*
+ * Collect a free of @ptr, in @blk of another CPU's pool, in this CPU's open
+ * batch for that CPU.  The caller holds @c's mark.  Returns false when no
+ * batch is at hand; the free then sets the pending bit instead.
+ */
+/*
+ * The slot of @c's open batch for @owner, else a free slot, else the slot
+ * whose batch is published to make room.
+ */
+static unsigned int nta_rb_slot(const struct nta_cpu *c, unsigned int owner)
+{
+	unsigned int slot = owner % NTA_RB_SLOTS, free = NTA_RB_SLOTS;
+
+	/* Where it usually is: a single compare on the free path. */
+	if (c->rb_open[slot] && c->rb_open[slot]->owner == owner)
+		return slot;
+	for (slot = 0; slot < NTA_RB_SLOTS; slot++) {
+		if (!c->rb_open[slot])
+			free = min(free, slot);
+		else if (c->rb_open[slot]->owner == owner)
+			return slot;
+	}
+	return free < NTA_RB_SLOTS ? free : owner % NTA_RB_SLOTS;
+}
+
+static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
+			unsigned int size, enum nta_bad_free *why)
+{
+	unsigned int owner = blk->pool->id, unit = nta_unit_of(blk, ptr);
+	unsigned int slot = nta_rb_slot(c, owner);
+	struct nta_rbatch *b = c->rb_open[slot];
+
+	/* The same checks as nta_remote_free(), and nothing written. */
+	*why = nta_check_object(blk, ptr, size);
+	if (unlikely(*why))
+		return true;
+	if (unlikely(!b || b->owner != owner)) {
+		if (b)
+			nta_rb_publish(c, true, slot);
+		b = nta_rb_take(c);
+		if (unlikely(!b))
+			return false;
+		b->owner = owner;
+		b->nr = 0;
+		c->rb_open[slot] = b;
+		if (!timer_pending(&c->rb_timer)) {
+			nta_count(c, true, NTA_CTR(remote_atomics), 1);
+			mod_timer(&c->rb_timer,
+				  jiffies + READ_ONCE(nta_rb_delay));
+		}
+	}
+	/* Poisoned before the owner can hand it out again. */
+	nta_hook_free(ptr, size);
+	b->gen[b->nr] = nta_gen(blk, unit);
+	b->units[b->nr] = nta_size_to_units(size);
+	b->obj[b->nr] = ptr;
+	if (++b->nr == NTA_RB_MAX)
+		nta_rb_publish(c, true, slot);
+	return true;
+}
+
+/*
+ * A drain merged objects because the bins were full: double their caps
+ * (see NTA_BIN_SHIFT_MAX).  Caller holds the lock and the mark.
+ */
+static void nta_bins_on_overflow(struct nta_cpu *c)
+{
+	if (c->bin_shift >= NTA_BIN_SHIFT_MAX)
+		return;
+	nta_bins_set_shift(c, c->bin_shift + 1);
+	if (!timer_pending(&c->decay))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+}
+
+/*
+ * The owner frees one object of a batch, unless it is no longer live with
+ * the length and generation the freer saw, or another CPU freed it again
+ * through its pending bit: then it was freed twice, and handed out again
+ * in between or not, so it is refused and nothing is written.  Only a
+ * double free lets an object's block go while a batch holds it: the block
+ * map says whether it is still NTA's, and blocks are freed after a grace
+ * period, so the header may be read here (interrupts are off, or the
+ * local lock is a spinlock that is an RCU reader on PREEMPT_RT).
+ */
+static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
+				    unsigned int units, u8 gen,
+				    struct list_head *released)
+{
+	struct nta_block *blk = nta_block_of(obj);
+	unsigned int unit = nta_unit_of(blk, obj);
+	struct nta_pool *pool = &c->pool;
+
+	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
+		     blk->meta[unit].cls != units ||
+		     blk->meta[unit].gen != gen ||
+		     test_bit(unit, blk->pending))) {
+		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
+		return 0;
+	}
+	/*
+	 * Into the bin for its length, so that the owner's next allocations
+	 * of that length take the fast path: a CPU that allocates heads
+	 * another CPU frees gets them back where it looks first.  Unlike a
+	 * local free, an object that finds its bin or the CPU's bins full is
+	 * merged on its own: a drain brings up to NTA_DRAIN_BLOCKS batches,
+	 * and emptying every bin to make room for them (nta_free_to_bin())
+	 * pushed most objects only to merge them at the next flush: 168
+	 * guest instructions per drained object in the cross-CPU benchmark
+	 * (-icount), 113 without.  A nested drain leaves the bins alone.  Wiped only now
+	 * that the owner has checked it.
+	 */
+	if (pool->init_on_free)
+		memset(obj, 0, units * NTA_UNIT);
+	if (mine && nta_enabled()) {
+		if (nta_bin_has_room(c, units)) {
+			nta_bin_push(c, obj, units);
+			return 1;
+		}
+		/* Merged only because the bins are full: they will grow. */
+		c->bin_overflows++;
+	}
+	nta_free_units(pool, blk, unit, units, released);
+	return 1;
+}
+
+/*
+ * Free the objects of the batches published to @c, at most
+ * NTA_DRAIN_BLOCKS batches per call (the rest waits for the next one),
+ * and send each batch home.  The caller holds @c's lock, or owns a dead
+ * CPU's pool.
+ */
+unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
+			  struct list_head *released)
+{
+	unsigned int n = 0, batches = 0, i, overflows = c->bin_overflows;
+	struct llist_node *pos, *next;
+	struct nta_rbatch *b;
+
+	if (llist_empty(&c->rb_inbox))
+		return 0;
+	pos = llist_del_all(&c->rb_inbox);
+	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	rcu_read_lock();
+	for (; pos; pos = next) {
+		if (batches++ == NTA_DRAIN_BLOCKS) {
+			nta_llist_requeue(pos, &c->rb_inbox);
+			nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+			break;
+		}
+		next = pos->next;
+		b = llist_entry(pos, struct nta_rbatch, node);
+		for (i = 0; i < b->nr; i++)
+			n += nta_rb_free_one(c, mine, b->obj[i], b->units[i],
+					     b->gen[i], released);
+		llist_add(&b->node, &per_cpu(nta_cpu, b->home).rb_returned);
+		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	}
+	rcu_read_unlock();
+	if (mine && c->bin_overflows != overflows)
+		nta_bins_on_overflow(c);
+	return n;
+}
+
+/*
+ * NTA_RB_DELAY after a batch opened: publish what this CPU has collected.
+ * Pinned, so it runs here unless the CPU went down, whose batches the
+ * dead-CPU callback published; a fast path it interrupts holds them.
+ */
+static void nta_rb_timer_fn(struct timer_list *t)
+{
+	struct nta_cpu *c = from_timer(c, t, rb_timer);
+	unsigned long flags;
+	bool mine;
+
+	if (c != raw_cpu_ptr(&nta_cpu))
+		return;
+	c = nta_slow_lock(&flags, &mine);
+	if (mine)
+		nta_rb_publish_all(c, true);
+	else
+		mod_timer(&c->rb_timer, jiffies + 1);
+	nta_slow_unlock(c, mine, flags);
+}
+
+void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
+{
+	unsigned int i;
+
+	/* @owner and @home are CPU numbers in 16 bits. */
+	BUILD_BUG_ON(CONFIG_NR_CPUS > U16_MAX);
+
+	for (i = 0; i < NTA_RB_PER_CPU; i++) {
+		c->rb_mem[i].home = cpu;
+		c->rb_mem[i].node.next = c->rb_stash;
+		c->rb_stash = &c->rb_mem[i].node;
+	}
+	init_llist_head(&c->rb_inbox);
+	init_llist_head(&c->rb_returned);
+	timer_setup(&c->rb_timer, nta_rb_timer_fn, TIMER_PINNED);
+}
+
+/*
+ * Queue the object for its owner: in a batch when the caller holds the
+ * mark and batching is on, else with its pending bit.  The owner drains
+ * on its next slow path, so it only needs a kick when it may not take one
+ * soon: when it is idle and this is the first block queued, or when
+ * NTA_KICK_BLOCKS blocks have piled up anyway; otherwise the
+ * stranded-free timer is the bound.
+ */
+enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
+				      struct nta_block *blk, void *ptr,
+				      unsigned int size)
+{
+	struct nta_pool *owner = blk->pool;
+	enum nta_bad_free why;
+	unsigned int queued;
+	bool batched;
+
+	/* The owner may give the block back while we look at its header. */
+	rcu_read_lock();
+	batched = mine && READ_ONCE(nta_remote_batching) &&
+		  nta_rb_free(c, blk, ptr, size, &why);
+	if (!batched) {
+		/* Poisoned before the owner can see it pending. */
+		if (NTA_KASAN && !nta_check_object(blk, ptr, size))
+			nta_hook_free(ptr, size);
+		why = nta_remote_free(owner, ptr, size, &queued);
+	}
+	rcu_read_unlock();
+	if (unlikely(why))
+		return why;
+	nta_count(c, mine, NTA_CTR(remote_frees), 1);
+	nta_account(c, mine, size, -1);
+	if (batched)
+		return NTA_FREE_OK;
+	/* The pending bit; the block's queued flag, count and llist_add(). */
+	nta_count(c, mine, NTA_CTR(remote_atomics), queued ? 4 : 1);
+	if (likely(!queued))
+		return NTA_FREE_OK;
+	if (queued == NTA_KICK_BLOCKS || (queued == 1 && idle_cpu(owner->id))) {
+		if (nta_kick_cpu(owner->id))
+			nta_count(c, mine, NTA_CTR(kicks), 1);
+	} else if (queued == 1) {
+		nta_arm_stranded(c);
+	}
+	return NTA_FREE_OK;
+}
+
+/*
+ * nta_free() on another CPU: queued for the owner, lock-free on its side,
+ * so under the mark alone, which the caller holds.
+ */
+noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+			      void *ptr, unsigned int size,
+			      unsigned long ip, bool checked)
+{
+	enum nta_bad_free why = NTA_FREE_FOREIGN;
+
+	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
+	if (likely(checked || __nta_owns(ptr)))
+		why = nta_queue_for_owner(c, true, blk, ptr, size);
+	nta_fast_exit(c);
+	if (unlikely(why))
+		nta_complain(ptr, size, why, ip);
+}
+
+/* Every slow path drains what other CPUs queued (nta_drain_locked()). */
+noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
+				struct list_head *released)
+{
+	unsigned int n = nta_pool_drain(&c->pool, released);
+
+	n += nta_rb_drain(c, mine, released);
+	/*
+	 * More than one drain's worth was queued: the next slow path takes
+	 * the rest, or the stranded-free timer's kick if none comes first.
+	 * Not a kick now: a self-IPI per such drain cost an owner that
+	 * allocates what another CPU frees 0.18 more interrupt-flag changes
+	 * per pair (make bench-icount, xcpu rem100%: 0.28, now 0.10).
+	 */
+	if (unlikely(nta_has_queued(c)))
+		nta_arm_stranded(c);
+	if (!n)
+		return;
+	nta_count(c, mine, NTA_CTR(drains), 1);
+	nta_count(c, mine, NTA_CTR(frees), n);
+}
+
+/*
+ * Ask @cpu to drain its remote list.  An offline owner cannot run its
+ * irq_work; its pool is drained from a work item instead.  Returns false
+ * when a kick was already on its way.
+ */
+bool nta_kick_cpu(unsigned int cpu)
+{
+	if (cpu_online(cpu))
+		return irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	return schedule_work(&nta_offline_work);
+}

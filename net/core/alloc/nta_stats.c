@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NTA statistics: each CPU's counters summed at read time, and the model
+ * of what mainline's kmalloc path would hold for the same live objects
+ * (the kmalloc_bytes gauge).  nta_ctl.c shows them in debugfs.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/nta.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "nta_internal.h"
+
+/*
+ * What the caller's own path would hold for a request, by units, filled
+ * at init: the small-object cache's size up to nta_small_cache_size (see
+ * nta_model_small_cache()), else kmalloc_size_roundup().  Above 192 bytes
+ * every kmalloc size (powers of two, then whole pages) is a multiple of
+ * the unit, so all sizes of one unit count round up alike.  An entry of 0
+ * (small sizes, where the 96 and 192 byte caches split a unit) means ask
+ * kmalloc_size_roundup() itself.
+ */
+static unsigned int nta_kmalloc_units[NTA_NR_LISTS] __ro_after_init;
+static unsigned int nta_small_cache_size __initdata;
+
+/* Called by nta_init() and nta_model_small_cache(), whichever runs last. */
+void __init nta_init_kmalloc_units(void)
+{
+	unsigned int u, lo, hi;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		lo = kmalloc_size_roundup((u - 1) * NTA_UNIT + 1);
+		hi = kmalloc_size_roundup(u * NTA_UNIT);
+		if (u * NTA_UNIT <= nta_small_cache_size)
+			nta_kmalloc_units[u] = nta_small_cache_size;
+		else
+			nta_kmalloc_units[u] = lo == hi ? hi : 0;
+	}
+}
+
+/*
+ * What the mainline path would hold for an object of @units units: the
+ * gauge counts by units everywhere, so that an object counted in on one
+ * path and out on another leaves it where it was.
+ */
+s64 nta_kmalloc_of_units(unsigned int units)
+{
+	return nta_kmalloc_units[units] ?: kmalloc_size_roundup(units * NTA_UNIT);
+}
+
+/**
+ * nta_model_small_cache - tell the statistics about a small-object cache
+ * @size: object size of the cache the caller would use for requests up to
+ *	@size without NTA (skb_small_head_cache for skb heads)
+ *
+ * The kmalloc_bytes statistic is what the caller's own path would hold
+ * for NTA's live objects; without this it assumes kmalloc_size_roundup()
+ * for every size.  @size is expected to be a multiple of the unit, as
+ * cache-line aligned object sizes are.
+ *
+ * Context: process context, at boot, before the statistics are read.
+ */
+void __init nta_model_small_cache(unsigned int size)
+{
+	nta_small_cache_size = size;
+	if (READ_ONCE(nta_ready))
+		nta_init_kmalloc_units();
+}
+
+/**
+ * nta_count_fallback - note a request NTA was asked to serve but did not
+ *
+ * Callers that fall back to another allocator while NTA is enabled call
+ * this, so that the statistics show how often NTA was bypassed.
+ *
+ * Context: any context.
+ */
+void nta_count_fallback(void)
+{
+	this_cpu_inc(nta_cpu.stats.fallbacks);
+}
+
+/* What the live objects counted per length in @live hold. */
+static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
+{
+	unsigned int u;
+	s64 n;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		n = READ_ONCE(c->live[u]);
+		if (!n)
+			continue;
+		st->inuse_objects += n;
+		st->reserved_bytes += n * u * NTA_UNIT;
+		if (IS_ENABLED(CONFIG_NTA_STATS))
+			st->kmalloc_bytes += n * nta_kmalloc_of_units(u);
+	}
+}
+
+/* Add one CPU's counters, both sets, to @st: each is a 64-bit word. */
+static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
+{
+	const s64 *fast = (const s64 *)&c->fast, *slow = (const s64 *)&c->stats;
+	s64 *sum = (s64 *)st;
+	unsigned int i;
+
+	for (i = 0; i < NTA_NR_COUNTERS; i++)
+		sum[i] += READ_ONCE(fast[i]) + READ_ONCE(slow[i]);
+}
+
+static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
+{
+	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
+	unsigned long largest, bin_units = READ_ONCE(c->bin_units);
+
+	nta_add_counters(st, c);
+	/* Plain increments by the owner: a reader may see one late. */
+	st->remote_atomics += data_race(c->pool.atomics);
+	nta_add_live_stats(st, c);
+	st->blocks += READ_ONCE(c->pool.nr_blocks);
+	st->block_bytes += (u64)READ_ONCE(c->pool.nr_blocks) * NTA_BLOCK_SIZE;
+	st->free_bytes += ((u64)READ_ONCE(c->pool.free_units) + bin_units) * NTA_UNIT;
+	st->binned_bytes += (u64)bin_units * NTA_UNIT;
+	largest = nta_pool_largest_free(&c->pool);
+	st->largest_free = max_t(u64, st->largest_free, largest);
+}
+
+/**
+ * nta_get_stats - read NTA's counters
+ * @stats: filled in
+ * @cpu: one CPU, or -1 for the sum over all possible CPUs
+ *
+ * The figures are read without stopping the allocator, so they are a
+ * consistent picture only when the system is quiet.
+ *
+ * Context: any context.
+ */
+void nta_get_stats(struct nta_stats *stats, int cpu)
+{
+	unsigned int i;
+
+	memset(stats, 0, sizeof(*stats));
+	if (cpu >= 0) {
+		nta_add_cpu_stats(stats, cpu);
+		return;
+	}
+	for_each_possible_cpu(i)
+		nta_add_cpu_stats(stats, i);
+}
