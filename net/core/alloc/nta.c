@@ -69,12 +69,12 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	/* The drain may have put objects of this length in their bin. */
-	obj = mine ? nta_bin_pop(c, nta_size_to_units(size)) : NULL;
+	obj = mine ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
 		obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj) && mine && c->bin_units) {
+	if (unlikely(!obj) && mine && c->bins.units) {
 		/* Binned objects may merge into a big enough chunk. */
-		nta_bins_flush(c, &released);
+		nta_bins_flush(&c->bins, &c->pool, &released);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
 	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
@@ -190,7 +190,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 		return NULL;
 	if (unlikely(!nta_fast_enter(&c)))
 		return nta_alloc_slow(size, gfp);
-	obj = nta_bin_pop(c, units);
+	obj = nta_bin_pop(&c->bins, units);
 	if (unlikely(!obj)) {
 		nta_fast_exit(c);
 		return nta_alloc_slow(size, gfp);
@@ -209,9 +209,9 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 }
 
 /*
- * The owner's free that the fast path could not take: a full bin makes
- * room by merging its older half, bins at the CPU's cap are merged, and
- * the object is parked.  The caller has checked the object.
+ * The owner's free that the fast path could not take: the bins make room
+ * (nta_bins_make_room()) and the object is parked.  The caller has
+ * checked the object.
  */
 static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			    struct list_head *released)
@@ -220,15 +220,7 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 
 	if (want_init_on_free())
 		memset(ptr, 0, size);
-	if (c->bin_nr[units] >= nta_bin_cap_of(c, units))
-		nta_bin_trim(c, units, c->bin_nr[units] / 2, released);
-	/*
-	 * The CPU's bins are full of other lengths: merge them all rather
-	 * than let lengths that went out of use keep out the current ones.
-	 */
-	if (c->bin_units + units > nta_bins_limit(c))
-		nta_bins_flush(c, released);
-	if (c->bin_units + units <= nta_bins_limit(c))
+	if (nta_bins_make_room(&c->bins, &c->pool, units, released))
 		nta_bin_push(c, ptr, units);
 	else	/* an object longer than the cap: not with 4 KiB pages */
 		nta_free_units(&c->pool, nta_block_of(ptr),
@@ -296,12 +288,12 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	if (unlikely((off & (NTA_UNIT - 1)) ||
 		     blk->meta[off >> NTA_UNIT_SHIFT].cls != units ||
 		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
-		     !nta_bin_has_room(c, units) || nta_bins_idle(c)))
+		     !nta_bin_has_room(&c->bins, units) || nta_bins_idle(c)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);
 	nta_hook_free(ptr, size);
-	nta_bin_park(c, ptr, units);
+	nta_bin_park(&c->bins, ptr, units);
 	c->fast.frees++;
 	nta_account(c, true, size, -1);
 	return true;

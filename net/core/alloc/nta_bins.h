@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * NTA per-CPU bins: exact-length LIFO bins of freed objects in front of a
- * CPU's pool.  Included by nta_internal.h.
+ * CPU's pool.  Plain data and the operations on it: no per-CPU state, no
+ * timer, no lock, so that the userspace harness (tools/testing/nta)
+ * compiles this file unchanged.  The caller excludes everyone else: the
+ * CPU's fast-path mark (nta_internal.h), or a CPU that is not running.
  *
  * In front of the pool sits a per-CPU fast path of exact-length bins: a
  * freed object of n units is parked, unmerged, in the LIFO bin for n, and
@@ -27,92 +30,147 @@
 #ifndef _NET_CORE_ALLOC_NTA_BINS_H
 #define _NET_CORE_ALLOC_NTA_BINS_H
 
-/* Objects the bin for @units units holds at most, as the bins stand now. */
-static __always_inline unsigned int nta_bin_cap_of(const struct nta_cpu *c,
-						   unsigned int units)
+#include "nta_core_inline.h"
+
+/*
+ * Per-CPU bins: at most NTA_BIN_MAX objects and NTA_BIN_BYTES
+ * bytes per bin, NTA_BINS_UNITS units in all the bins of one CPU.
+ */
+#define NTA_BIN_MAX		32
+#define NTA_BIN_BYTES		(16 * 1024)
+#define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
+/*
+ * A drain that finds the bins full merges what they cannot take, and the
+ * owner splits the same lengths off again for its next allocations: a CPU
+ * that allocates what another CPU frees does both for every object.  So
+ * the bins follow that load: each drain that had to merge doubles all
+ * three caps, up to 2^NTA_BIN_SHIFT_MAX times (1 MiB per CPU), and an
+ * NTA_BIN_DECAY tick without such a drain halves them again, trims every
+ * bin to its lowered cap and merges all of them if they still hold more
+ * than the CPU's.  A burst may raise them in a few drains; they come down
+ * by one step a tick, so under a steady load they may swing between two
+ * steps.  page_pool's ptr_ring, which takes back the pages other CPUs
+ * free, holds 1024 pages per queue by default for the same reason.  The
+ * top is the cross-CPU microbenchmark's set in flight (a 512-head ring,
+ * 1.2 MiB), not tuned further.  The cost: a flush at the top merges up to
+ * 16 times as many objects with interrupts off as one at the base caps
+ * (about 3600 instead of 230 in the worst mix of lengths; not measured),
+ * and the shrinker counts and trims what is above the base caps.
+ */
+#define NTA_BIN_SHIFT_MAX	4
+
+/**
+ * struct nta_bins - one CPU's bins
+ * @shift: the caps are NTA_BIN_MAX, NTA_BIN_BYTES and NTA_BINS_UNITS times
+ *	2^@shift; raised by drains that found the bins full, lowered by the
+ *	decay tick (see NTA_BIN_SHIFT_MAX); @limit and @cap follow it
+ *	(nta_bins_set_shift())
+ * @units: units parked in all the bins
+ * @limit: the most units all the bins may hold, at @shift
+ * @bin: per object length in units, a LIFO of freed objects, linked
+ *	through their first word, that the fast path hands out again as is
+ * @nr: objects in each bin
+ * @cap: the most objects each bin may hold, at @shift
+ * @overflows: objects drains merged since the last tick because the bins
+ *	were full (nta_bins_raise())
+ */
+struct nta_bins {
+	u8 shift;
+	unsigned int units;
+	unsigned int limit;
+	void *bin[NTA_NR_LISTS];
+	u16 nr[NTA_NR_LISTS];
+	u16 cap[NTA_NR_LISTS];
+	unsigned int overflows;
+};
+
+/* Objects a bin holds at most at the base caps, by length in units. */
+extern u8 nta_bin_base_cap[NTA_NR_LISTS];
+
+/*
+ * A binned object's first word links it to the next object in its bin,
+ * stored as the core stores free-list links (struct nta_chunk): with
+ * CONFIG_SLAB_FREELIST_HARDENED, XORed with a secret and with the
+ * byte-swapped address of the word.
+ */
+static __always_inline void *nta_bin_link(const void *obj, const void *ptr)
 {
-	return c->bin_cap[units];
+	return (void *)((unsigned long)ptr ^ nta_link_key(obj));
+}
+
+/* The object after @obj in its bin, or NULL. */
+static __always_inline void *nta_bin_next(const void *obj)
+{
+	return nta_bin_link(obj, *(void * const *)obj);
+}
+
+static __always_inline void nta_bin_set_next(void *obj, const void *next)
+{
+	*(void **)obj = nta_bin_link(obj, next);
 }
 
 /*
  * The bins' caps at 2^@shift times their base: each bin's and the CPU's
  * are worked out here, when the shift changes (a drain's overflow, a
  * decay tick, a reset), so that the fast path compares and shifts nothing.
- * Caller holds the mark, or owns a CPU that is not running (init, a dead
- * CPU's pool, the unwind of a failed init).
  */
-static inline void nta_bins_set_shift(struct nta_cpu *c, unsigned int shift)
+static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 {
 	unsigned int u;
 
-	WRITE_ONCE(c->bin_shift, shift);
-	c->bins_limit = NTA_BINS_UNITS << shift;
+	WRITE_ONCE(b->shift, shift);
+	b->limit = NTA_BINS_UNITS << shift;
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		c->bin_cap[u] = nta_bin_base_cap[u] << shift;
+		b->cap[u] = nta_bin_base_cap[u] << shift;
 }
 
 /* Room for one more object of @units units, in its bin and in the CPU's. */
-static __always_inline bool nta_bin_has_room(const struct nta_cpu *c,
+static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
 					     unsigned int units)
 {
-	return c->bin_nr[units] < nta_bin_cap_of(c, units) &&
-	       c->bin_units + units <= nta_bins_limit(c);
+	return b->nr[units] < b->cap[units] && b->units + units <= b->limit;
 }
 
 /* An object goes into its bin: no longer live, but not merged yet either. */
-static __always_inline void nta_bin_park(struct nta_cpu *c, void *ptr,
+static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
 	nta_set_cls(blk, nta_unit_of(blk, ptr), 0);
-	nta_bin_set_next(ptr, c->bin[units]);
-	c->bin[units] = ptr;
-	c->bin_nr[units]++;
-	c->bin_units += units;
-}
-
-/* The bins are empty and their decay is not running (nta_decay_fn()). */
-static __always_inline bool nta_bins_idle(const struct nta_cpu *c)
-{
-	return unlikely(!c->bin_units) && !timer_pending(&c->decay);
-}
-
-/* nta_bin_park(), and the decay started if the bins were idle. */
-static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
-					 unsigned int units)
-{
-	if (nta_bins_idle(c))
-		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
-	nta_bin_park(c, ptr, units);
+	nta_bin_set_next(ptr, b->bin[units]);
+	b->bin[units] = ptr;
+	b->nr[units]++;
+	b->units += units;
 }
 
 /* The most recently binned object of @units units, handed out, or NULL. */
-static __always_inline void *nta_bin_pop(struct nta_cpu *c,
+static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)
 {
-	void *obj = c->bin[units];
+	void *obj = b->bin[units];
 	struct nta_block *blk;
 
 	if (unlikely(!obj))
 		return NULL;
-	c->bin[units] = nta_bin_next(obj);
-	c->bin_nr[units]--;
-	c->bin_units -= units;
+	b->bin[units] = nta_bin_next(obj);
+	b->nr[units]--;
+	b->units -= units;
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
 }
 
 /*
- * Give all but the @keep most recently freed objects of a bin back to the
- * core, which merges them with their free neighbours.  Caller holds the
- * lock and the mark (or owns a dead CPU's pool).
+ * Give all but the @keep most recently freed objects of a bin back to
+ * @pool, which merges them with their free neighbours.  The caller also
+ * holds @pool's lock (or owns a dead CPU's pool).
  */
-static inline void nta_bin_trim(struct nta_cpu *c, unsigned int units,
-				unsigned int keep, struct list_head *released)
+static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
+				unsigned int units, unsigned int keep,
+				struct list_head *released)
 {
-	void *obj = c->bin[units], *last = NULL, *next;
+	void *obj = b->bin[units], *last = NULL, *next;
 	struct nta_block *blk;
 
 	while (keep-- && obj) {
@@ -122,51 +180,80 @@ static inline void nta_bin_trim(struct nta_cpu *c, unsigned int units,
 	if (last)
 		nta_bin_set_next(last, NULL);
 	else
-		c->bin[units] = NULL;
+		b->bin[units] = NULL;
 	for (; obj; obj = next) {
 		next = nta_bin_next(obj);
 		blk = nta_block_of(obj);
-		nta_free_units(&c->pool, blk, nta_unit_of(blk, obj), units,
+		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
-		c->bin_nr[units]--;
-		c->bin_units -= units;
+		b->nr[units]--;
+		b->units -= units;
 	}
 }
 
 /*
  * Empty every bin: before the pool grows, on trim, hotplug and switch-off,
- * and when they sit idle (nta_decay_fn()).
+ * and when they sit idle (the decay tick).
  */
-static inline void nta_bins_flush(struct nta_cpu *c,
+static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 				  struct list_head *released)
 {
 	unsigned int u;
 
-	for (u = 1; u < NTA_NR_LISTS && c->bin_units; u++)
-		if (c->bin[u])
-			nta_bin_trim(c, u, 0, released);
+	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
+		if (b->bin[u])
+			nta_bin_trim(b, pool, u, 0, released);
+}
+
+/*
+ * Make room for the owner's free of an object of @units units that the
+ * fast path could not park: a full bin merges its older half, and bins
+ * at the CPU's cap are merged all, rather than let lengths that went out
+ * of use keep out the current ones.  Returns whether the object fits now
+ * (it does not only when it is longer than the CPU's cap).
+ */
+static inline bool nta_bins_make_room(struct nta_bins *b,
+				      struct nta_pool *pool,
+				      unsigned int units,
+				      struct list_head *released)
+{
+	if (b->nr[units] >= b->cap[units])
+		nta_bin_trim(b, pool, units, b->nr[units] / 2, released);
+	if (b->units + units > b->limit)
+		nta_bins_flush(b, pool, released);
+	return b->units + units <= b->limit;
+}
+
+/*
+ * A drain merged objects because the bins were full: double their caps
+ * (see NTA_BIN_SHIFT_MAX).  Returns false when they are at the top.
+ */
+static inline bool nta_bins_raise(struct nta_bins *b)
+{
+	if (b->shift >= NTA_BIN_SHIFT_MAX)
+		return false;
+	nta_bins_set_shift(b, b->shift + 1);
+	return true;
 }
 
 /*
  * A decay tick: bins that no drain overflowed since the last one halve
- * their caps and merge what is above them.  Caller holds the lock and the
- * mark.
+ * their caps and merge what is above them.
  */
-static inline void nta_bins_decay(struct nta_cpu *c,
+static inline void nta_bins_decay(struct nta_bins *b, struct nta_pool *pool,
 				  struct list_head *released)
 {
 	unsigned int u;
 
-	if (!c->bin_overflows && c->bin_shift) {
-		nta_bins_set_shift(c, c->bin_shift - 1);
+	if (!b->overflows && b->shift) {
+		nta_bins_set_shift(b, b->shift - 1);
 		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (c->bin_nr[u] > nta_bin_cap_of(c, u))
-				nta_bin_trim(c, u, nta_bin_cap_of(c, u),
-					     released);
-		if (c->bin_units > nta_bins_limit(c))
-			nta_bins_flush(c, released);
+			if (b->nr[u] > b->cap[u])
+				nta_bin_trim(b, pool, u, b->cap[u], released);
+		if (b->units > b->limit)
+			nta_bins_flush(b, pool, released);
 	}
-	c->bin_overflows = 0;
+	b->overflows = 0;
 }
 
 #endif /* _NET_CORE_ALLOC_NTA_BINS_H */

@@ -22,7 +22,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
-#include "nta_core_inline.h"
+#include "nta_bins.h"
 
 /* Bins unused for this long are merged back into the pool. */
 #define NTA_BIN_DECAY		HZ
@@ -42,33 +42,6 @@
 #define NTA_NR_COUNTERS	(offsetof(struct nta_stats, blocks) / sizeof(u64))
 static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 	      offsetof(struct nta_stats, blocks));
-
-/*
- * Per-CPU bins (see nta_bins.h): at most NTA_BIN_MAX objects and NTA_BIN_BYTES
- * bytes per bin, NTA_BINS_UNITS units in all the bins of one CPU.
- */
-#define NTA_BIN_MAX		32
-#define NTA_BIN_BYTES		(16 * 1024)
-#define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
-/*
- * A drain that finds the bins full merges what they cannot take, and the
- * owner splits the same lengths off again for its next allocations: a CPU
- * that allocates what another CPU frees does both for every object.  So
- * the bins follow that load: each drain that had to merge doubles all
- * three caps, up to 2^NTA_BIN_SHIFT_MAX times (1 MiB per CPU), and an
- * NTA_BIN_DECAY tick without such a drain halves them again, trims every
- * bin to its lowered cap and merges all of them if they still hold more
- * than the CPU's.  A burst may raise them in a few drains; they come down
- * by one step a tick, so under a steady load they may swing between two
- * steps.  page_pool's ptr_ring, which takes back the pages other CPUs
- * free, holds 1024 pages per queue by default for the same reason.  The
- * top is the cross-CPU microbenchmark's set in flight (a 512-head ring,
- * 1.2 MiB), not tuned further.  The cost: a flush at the top merges up to
- * 16 times as many objects with interrupts off as one at the base caps
- * (about 3600 instead of 230 in the worst mix of lengths; not measured),
- * and the shrinker counts and trims what is above the base caps.
- */
-#define NTA_BIN_SHIFT_MAX	4
 
 /*
  * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
@@ -167,18 +140,8 @@ struct nta_report {
 /**
  * struct nta_cpu - one CPU's allocator
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
- *	holds it owns the bins (@bin_shift to @bin_cap, @bin_overflows),
- *	@live and @fast
- * @bin_shift: the bins' caps are NTA_BIN_MAX, NTA_BIN_BYTES and
- *	NTA_BINS_UNITS times 2^@bin_shift; raised by drains that found the
- *	bins full, lowered by the decay tick (see NTA_BIN_SHIFT_MAX);
- *	@bins_limit and @bin_cap follow it (nta_bins_set_shift())
- * @bin_units: units parked in all the bins
- * @bins_limit: the most units all the bins may hold, at @bin_shift
- * @bin: per object length in units, a LIFO of freed objects, linked
- *	through their first word, that the fast path hands out again as is
- * @bin_nr: objects in each bin
- * @bin_cap: the most objects each bin may hold, at @bin_shift
+ *	holds it owns @bins, @live and @fast
+ * @bins: freed objects parked by length, for the fast path (nta_bins.h)
  * @fast: counters of the holder of @busy
  * @live: live objects per length in units, counted by the holder of @busy
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
@@ -192,8 +155,6 @@ struct nta_report {
  *	allocation or free since the last tick are merged into the pool
  * @decay_seen: the fast-path counters at the last tick
  * @spare_grows: growths since the last tick (nta_spares_decay())
- * @bin_overflows: objects drains merged since the last tick because the
- *	bins were full (nta_bins_on_overflow())
  * @released_seen: @pool.released at the last growth (nta_spares_on_grow())
  * @grow_failed: when growth last failed (jiffies), 0 if never: it rests
  *	for NTA_GROW_BACKOFF after
@@ -210,12 +171,7 @@ struct nta_report {
  */
 struct nta_cpu {
 	u8 busy;
-	u8 bin_shift;
-	unsigned int bin_units;
-	unsigned int bins_limit;
-	void *bin[NTA_NR_LISTS];
-	u16 bin_nr[NTA_NR_LISTS];
-	u16 bin_cap[NTA_NR_LISTS];
+	struct nta_bins bins;
 	struct nta_stats fast;
 	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
@@ -228,7 +184,6 @@ struct nta_cpu {
 	struct timer_list decay;
 	u64 decay_seen;
 	unsigned int spare_grows;
-	unsigned int bin_overflows;
 	unsigned int released_seen;
 	struct nta_report report;
 	struct nta_rbatch *rb_open[NTA_RB_SLOTS];
@@ -241,15 +196,6 @@ struct nta_cpu {
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
 
-/*
- * Units all the bins of @c may hold, as its caps stand now: for the holder
- * of @c's mark; other CPUs read @bin_shift with READ_ONCE().
- */
-static __always_inline unsigned int nta_bins_limit(const struct nta_cpu *c)
-{
-	return c->bins_limit;
-}
-
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
 extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;
@@ -260,28 +206,6 @@ extern unsigned int nta_max_blocks;
  * and turns this off, so that its expected reports are plain lines.
  */
 extern bool nta_warn_bad_free;
-
-/*
- * A binned object's first word links it to the next object in its bin,
- * stored as the core stores free-list links (struct nta_chunk): with
- * CONFIG_SLAB_FREELIST_HARDENED, XORed with a secret and with the
- * byte-swapped address of the word.
- */
-static __always_inline void *nta_bin_link(const void *obj, const void *ptr)
-{
-	return (void *)((unsigned long)ptr ^ nta_link_key(obj));
-}
-
-/* The object after @obj in its bin, or NULL. */
-static __always_inline void *nta_bin_next(const void *obj)
-{
-	return nta_bin_link(obj, *(void * const *)obj);
-}
-
-static __always_inline void nta_bin_set_next(void *obj, const void *next)
-{
-	*(void **)obj = nta_bin_link(obj, next);
-}
 
 /* Writes after free found by the poison checks and the free-list link checks. */
 extern atomic_t nta_poison_reports;
@@ -550,6 +474,21 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 }
 
+/* The bins are empty and their decay is not running (nta_decay_fn()). */
+static __always_inline bool nta_bins_idle(const struct nta_cpu *c)
+{
+	return unlikely(!c->bins.units) && !timer_pending(&c->decay);
+}
+
+/* nta_bin_park(), and the decay started if the bins were idle. */
+static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
+					 unsigned int units)
+{
+	if (nta_bins_idle(c))
+		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+	nta_bin_park(&c->bins, ptr, units);
+}
+
 /* Something queued for this pool: blocks with pending bits, or batches. */
 static __always_inline bool nta_has_queued(struct nta_cpu *c)
 {
@@ -583,7 +522,6 @@ void nta_release_blocks(struct list_head *released);
 void nta_spares_on_grow(struct nta_cpu *c);
 /* Drains offline CPUs' pools; nta_kick_cpu() queues it. */
 extern struct work_struct nta_offline_work;
-extern u8 nta_bin_base_cap[NTA_NR_LISTS];
 
 /* nta_remote.c */
 enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
@@ -613,7 +551,5 @@ static inline void nta_debug_init(struct dentry *dir)
 {
 }
 #endif
-
-#include "nta_bins.h"
 
 #endif /* _NET_CORE_ALLOC_NTA_INTERNAL_H */

@@ -264,7 +264,7 @@ void nta_release_blocks(struct list_head *released)
 /* Objects a bin holds at most at the base caps, by length in units. */
 u8 nta_bin_base_cap[NTA_NR_LISTS] __ro_after_init;
 static_assert(NTA_BIN_MAX <= U8_MAX);
-static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* bin_nr, bin_cap */
+static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* nta_bins.nr, .cap */
 unsigned long nta_link_secret __ro_after_init;
 
 static void __init nta_init_bin_caps(void)
@@ -279,7 +279,7 @@ static void __init nta_init_bin_caps(void)
 /* Bins to merge or extra spares to give back: the decay tick has work. */
 static bool nta_decay_wanted(const struct nta_cpu *c)
 {
-	return READ_ONCE(c->bin_units) || READ_ONCE(c->bin_shift) ||
+	return READ_ONCE(c->bins.units) || READ_ONCE(c->bins.shift) ||
 	       READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS;
 }
 
@@ -332,16 +332,16 @@ static void nta_spares_reset(struct nta_cpu *c)
 	c->pool.spares = NTA_SPARE_BLOCKS;
 	c->released_seen = c->pool.released;
 	c->spare_grows = 0;
-	if (c->bin_shift)
-		nta_bins_set_shift(c, 0);
-	c->bin_overflows = 0;
+	if (c->bins.shift)
+		nta_bins_set_shift(&c->bins, 0);
+	c->bins.overflows = 0;
 }
 
 /*
  * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
  * them into the pool once a tick has passed without a fast-path
  * allocation or free, so that memory parked for a length that went out of
- * use is not held for ever (up to nta_bins_limit() units per CPU); a busy CPU's
+ * use is not held for ever (up to the bins' limit per CPU); a busy CPU's
  * bins are left alone.  The same tick halves spares raised by
  * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
  * The timer runs only while the bins hold objects or caps or spares are
@@ -363,15 +363,15 @@ static void nta_decay_fn(struct timer_list *t)
 	if (c != this_cpu_ptr(&nta_cpu))
 		return;
 	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
-	idle = seen == c->decay_seen && READ_ONCE(c->bin_units);
+	idle = seen == c->decay_seen && READ_ONCE(c->bins.units);
 	c->decay_seen = seen;
-	if (idle || READ_ONCE(c->bin_shift) ||
+	if (idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		c = nta_slow_lock(&flags, &mine);
 		if (mine && idle)
-			nta_bins_flush(c, &released);
+			nta_bins_flush(&c->bins, &c->pool, &released);
 		if (mine) {
-			nta_bins_decay(c, &released);
+			nta_bins_decay(&c->bins, &c->pool, &released);
 			nta_spares_decay(c, &released);
 		}
 		nta_slow_unlock(c, mine, flags);
@@ -402,7 +402,7 @@ static bool nta_drain_this_cpu(bool trim)
 	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	if (trim && mine) {
-		nta_bins_flush(c, &released);
+		nta_bins_flush(&c->bins, &c->pool, &released);
 		nta_spares_reset(c);
 		nta_pool_trim(&c->pool, &released, UINT_MAX);
 	}
@@ -461,7 +461,7 @@ static void nta_drain_dead_pool(unsigned int cpu)
 
 	/* What it had collected for other owners goes to them now. */
 	nta_rb_publish_all(c, false);
-	nta_bins_flush(c, &released);
+	nta_bins_flush(&c->bins, &c->pool, &released);
 	n = 0;
 	do {
 		n += nta_pool_drain(&c->pool, &released);
@@ -654,9 +654,9 @@ static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
 static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 {
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	unsigned int units = READ_ONCE(c->bin_units);
+	unsigned int units = READ_ONCE(c->bins.units);
 
-	if (!READ_ONCE(c->bin_shift) || units <= NTA_BINS_UNITS)
+	if (!READ_ONCE(c->bins.shift) || units <= NTA_BINS_UNITS)
 		return 0;
 	return ((units - NTA_BINS_UNITS) * NTA_UNIT) >> PAGE_SHIFT;
 }
@@ -694,7 +694,7 @@ static unsigned int nta_trim_local(unsigned int max)
 	c = nta_slow_lock(&flags, &mine);
 	nta_drain_locked(c, mine, &released);
 	if (mine) {
-		nta_bins_flush(c, &released);
+		nta_bins_flush(&c->bins, &c->pool, &released);
 		nta_spares_reset(c);
 	}
 	n = nta_pool_trim(&c->pool, &released, max);
@@ -758,7 +758,7 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		if (cpu != me && (nta_cpu_spare_blocks(cpu) ||
-				  READ_ONCE(c->bin_shift)) &&
+				  READ_ONCE(c->bins.shift)) &&
 		    !xchg(&c->trim, true))
 			nta_kick_cpu(cpu);
 	}
@@ -854,7 +854,7 @@ static int __init nta_init(void)
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
 		c->pool.spares = NTA_SPARE_BLOCKS;
 		c->pool.init_on_free = want_init_on_free();
-		nta_bins_set_shift(c, 0);
+		nta_bins_set_shift(&c->bins, 0);
 		init_irq_work(&c->kick, nta_kick_fn);
 		timer_setup(&c->stranded, nta_stranded_fn, 0);
 		timer_setup(&c->decay, nta_decay_fn,

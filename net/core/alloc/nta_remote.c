@@ -208,10 +208,7 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
  */
 static void nta_bins_on_overflow(struct nta_cpu *c)
 {
-	if (c->bin_shift >= NTA_BIN_SHIFT_MAX)
-		return;
-	nta_bins_set_shift(c, c->bin_shift + 1);
-	if (!timer_pending(&c->decay))
+	if (nta_bins_raise(&c->bins) && !timer_pending(&c->decay))
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
 
@@ -255,12 +252,12 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
 	if (mine && nta_enabled()) {
-		if (nta_bin_has_room(c, units)) {
+		if (nta_bin_has_room(&c->bins, units)) {
 			nta_bin_push(c, obj, units);
 			return 1;
 		}
 		/* Merged only because the bins are full: they will grow. */
-		c->bin_overflows++;
+		c->bins.overflows++;
 	}
 	nta_free_units(pool, blk, unit, units, released);
 	return 1;
@@ -275,7 +272,7 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 			  struct list_head *released)
 {
-	unsigned int n = 0, batches = 0, i, overflows = c->bin_overflows;
+	unsigned int n = 0, batches = 0, i, overflows = c->bins.overflows;
 	struct llist_node *pos, *next;
 	struct nta_rbatch *b;
 
@@ -299,7 +296,7 @@ unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
 		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
 	}
 	rcu_read_unlock();
-	if (mine && c->bin_overflows != overflows)
+	if (mine && c->bins.overflows != overflows)
 		nta_bins_on_overflow(c);
 	return n;
 }

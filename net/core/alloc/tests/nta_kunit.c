@@ -36,7 +36,7 @@
 static unsigned long nta_tfree_units(unsigned int cpu)
 {
 	return READ_ONCE(nta_tcpu(cpu)->pool.free_units) +
-	       READ_ONCE(nta_tcpu(cpu)->bin_units);
+	       READ_ONCE(nta_tcpu(cpu)->bins.units);
 }
 
 /* Another online CPU than @cpu, or -1. */
@@ -624,7 +624,7 @@ static void nta_free_bad_input(struct kunit *test)
 
 	/* Merge what sits in the bins: they may hold objects of any size. */
 	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(cpu)->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_tcpu(cpu)->bins.units), 0);
 	free_units = READ_ONCE(nta_tcpu(cpu)->pool.free_units);
 	KUNIT_EXPECT_EQ(test, nta_tcpu_fill_count(test), free_units);
 
@@ -1776,7 +1776,7 @@ static void nta_shrinker_contract(struct kunit *test)
 	sc.nr_to_scan = 1;
 	KUNIT_EXPECT_EQ(test, nta_shrink_scan(NULL, &sc), 1UL << NTA_BLOCK_ORDER);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks - 1);
-	KUNIT_EXPECT_EQ(test, nta_tcpu(cpu)->bin_units, 0);
+	KUNIT_EXPECT_EQ(test, nta_tcpu(cpu)->bins.units, 0);
 
 	/* More asked for than there is: every spare above the reserve goes. */
 	blocks = READ_ONCE(pool->nr_blocks);
@@ -2043,7 +2043,7 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 	unsigned int n = 0;
 	void *p;
 
-	for (p = c->bin[units]; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
+	for (p = c->bins.bin[units]; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
 	     p = nta_bin_next(p))
 		n++;
 	return n;
@@ -2073,7 +2073,7 @@ static void nta_bin_link_hardened(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	nta_free(a, units * NTA_UNIT);
 	nta_free(b, units * NTA_UNIT);
-	KUNIT_ASSERT_PTR_EQ(test, c->bin[units], b);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
 	KUNIT_EXPECT_PTR_EQ(test, nta_bin_next(b), a);
 	raw = *(unsigned long *)b;
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
@@ -2110,15 +2110,15 @@ static void nta_bin_decay(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		nta_free(objs[i], 300);
-	KUNIT_ASSERT_GE(test, READ_ONCE(c->bin_units),
+	KUNIT_ASSERT_GE(test, READ_ONCE(c->bins.units),
 			ARRAY_SIZE(objs) * nta_size_to_units(300));
 
 	/* This CPU now only sleeps: no allocation or free of its own. */
-	for (ms = 0; ms < 5000 && READ_ONCE(c->bin_units); ms += 50)
+	for (ms = 0; ms < 5000 && READ_ONCE(c->bins.units); ms += 50)
 		msleep(50);
 	kunit_info(test, "bins merged after %u ms (tick %u ms)\n", ms,
 		   jiffies_to_msecs(NTA_BIN_DECAY));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	KUNIT_EXPECT_LE(test, ms, 2 * jiffies_to_msecs(NTA_BIN_DECAY) + 1000);
 	nta_tsnap_this_cpu(test, nta_tsnap_alloc(test));	/* checks the pool */
 }
@@ -2139,7 +2139,7 @@ static void nta_bin_reuse(struct kunit *test)
 	cpu = nta_tpin(test, -1);
 	c = nta_tcpu(cpu);
 	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	nta_tstats(&s0);
 	KUNIT_EXPECT_EQ(test, s0.binned_bytes, 0);
 
@@ -2151,7 +2151,7 @@ static void nta_bin_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s1.reserved_bytes, s0.reserved_bytes);
-	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], p);
 	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
 	/* A second free of a binned object is a double free. */
 	nta_free(p, 1500);
@@ -2162,7 +2162,7 @@ static void nta_bin_reuse(struct kunit *test)
 	q = nta_alloc(1480, GFP_KERNEL);	/* same length in units */
 	KUNIT_EXPECT_PTR_EQ(test, q, p);
 	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), units);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	nta_free(q, 1480);
 	nta_drain_all();
 	nta_tstats(&s2);
@@ -2190,7 +2190,7 @@ static void nta_bin_caps(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	nta_drain_all();
 	/* The base caps: the trim put back any a drain had raised. */
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_shift), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.shift), 0);
 	nta_tstats(&s0);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		units = nta_size_to_units(sizes[i]);
@@ -2202,17 +2202,17 @@ static void nta_bin_caps(struct kunit *test)
 		}
 		for (j = 0; j < n; j++)
 			nta_free(objs[j], sizes[i]);
-		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_nr[units]), cap);
-		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bin_nr[units]);
-		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_units), NTA_BINS_UNITS);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.nr[units]), cap);
+		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bins.nr[units]);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.units), NTA_BINS_UNITS);
 	}
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s1.requested_bytes, s0.requested_bytes);
-	KUNIT_EXPECT_EQ(test, s1.binned_bytes, READ_ONCE(c->bin_units) * NTA_UNIT);
+	KUNIT_EXPECT_EQ(test, s1.binned_bytes, READ_ONCE(c->bins.units) * NTA_UNIT);
 	KUNIT_EXPECT_GT(test, s1.binned_bytes, 0);
 	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
 	KUNIT_EXPECT_EQ(test, s1.blocks, s0.blocks);
@@ -2247,8 +2247,8 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	/* Four objects of another length, freed here: into their bin. */
 	k = nta_talloc_objs(test, 4, other_size);
 	nta_tfree_on(test, owner, k, 0, 4, false);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_nr[other_units]), 4);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_nr[units]), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.nr[other_units]), 4);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.nr[units]), 0);
 
 	/* Two full batches of the first length, freed on the other CPU... */
 	o = nta_talloc_objs(test, n, size);
@@ -2257,16 +2257,16 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	p = nta_alloc(2 * NTA_UNIT, GFP_KERNEL);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
-	nr = c->bin_nr[units];
+	nr = c->bins.nr[units];
 	KUNIT_EXPECT_EQ(test, nr, cap);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), cap);
-	nr = c->bin_nr[other_units];
+	nr = c->bins.nr[other_units];
 	KUNIT_EXPECT_EQ(test, nr, 4);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, other_units), 4);
-	nr = c->bin_units;
+	nr = c->bins.units;
 	KUNIT_EXPECT_EQ(test, nr, cap * units + 4 * other_units);
 	/* The objects merged for want of room raise the caps, once. */
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 1);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 0);
 
@@ -2274,7 +2274,7 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 		nta_free(p, 2 * NTA_UNIT);
 	nta_drain_all();
 	nta_tstats(&s1);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
 }
@@ -2370,7 +2370,7 @@ static void nta_local_init_on_free(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		memset(p[i], 0x5a, size);
 	/* Bins empty and their timer stopped: the first free goes slow. */
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.units), 0);
 	timer_delete_sync(&c->decay);
 	nta_tstats(&s0);
 	nta_free(p[0], size);
@@ -2380,7 +2380,7 @@ static void nta_local_init_on_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
 	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
 			2 * units * NTA_UNIT);
-	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], p[1]);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], p[1]);
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
 	nta_drain_all();
@@ -2463,7 +2463,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	c = nta_tcpu(owner);
 	units = nta_size_to_units(size);
 	cap = nta_tbin_cap(units);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bin_shift), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.shift), 0);
 	/* The last raise still overflows; at the top the bins take all. */
 	KUNIT_ASSERT_LT(test, cap << (NTA_BIN_SHIFT_MAX - 1), n);
 	KUNIT_ASSERT_GE(test, cap << NTA_BIN_SHIFT_MAX, n);
@@ -2471,19 +2471,19 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	o = nta_talloc_objs(test, n, size);
 
 	for (round = 0; round <= NTA_BIN_SHIFT_MAX; round++) {
-		shift = READ_ONCE(c->bin_shift);
+		shift = READ_ONCE(c->bins.shift);
 		KUNIT_EXPECT_EQ(test, shift, round);
 		nta_tfree_on(test, other, o, 0, n, true);
 		/* The next slow path here drains them into the bins. */
 		nta_tslow_alloc(test, &trig[t++]);
 		want = min(n, cap << shift);
-		nr = READ_ONCE(c->bin_nr[units]);
+		nr = READ_ONCE(c->bins.nr[units]);
 		KUNIT_EXPECT_EQ(test, nr, want);
 		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), want);
-		KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_units),
-				nta_bins_limit(c));
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.units),
+				c->bins.limit);
 		/* Raised only when the bins overflowed, never past the cap. */
-		KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift),
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift),
 				want < n ? min_t(unsigned int, shift + 1,
 						 NTA_BIN_SHIFT_MAX) : shift);
 		free1 = READ_ONCE(c->pool.free_units);
@@ -2496,29 +2496,29 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, READ_ONCE(c->pool.free_units),
 					free1);
 	}
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), NTA_BIN_SHIFT_MAX);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), NTA_BIN_SHIFT_MAX);
 
 	/* Idle: the ticks bring the caps back, and merge the bins. */
 	nta_tfree_on(test, other, o, 0, n, true);
 	nta_tslow_alloc(test, &trig[t++]);
-	for (ms = 0; ms < 8000 && READ_ONCE(c->bin_shift); ms += 50)
+	for (ms = 0; ms < 8000 && READ_ONCE(c->bins.shift); ms += 50)
 		msleep(50);
 	kunit_info(test, "caps back after %d ms (tick %u ms)\n", ms,
 		   jiffies_to_msecs(NTA_BIN_DECAY));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 0);
-	KUNIT_EXPECT_EQ(test, nta_bins_limit(c), NTA_BINS_UNITS);
-	KUNIT_EXPECT_LE(test, READ_ONCE(c->bin_nr[units]), cap);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 0);
+	KUNIT_EXPECT_EQ(test, c->bins.limit, NTA_BINS_UNITS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.nr[units]), cap);
 
 	/* Raised once more, then trimmed: back to the base caps at once. */
 	o = nta_talloc_objs(test, n, size);
 	nta_tfree_on(test, other, o, 0, n, true);
 	nta_tslow_alloc(test, &trig[t++]);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 1);
 	while (t)
 		nta_free(trig[--t], NTA_UNIT);
 	nta_drain_all();
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_shift), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
 }
 
@@ -2551,14 +2551,14 @@ static void nta_bin_flush_before_grow(struct kunit *test)
 	KUNIT_ASSERT_GT(test, n, 0);
 	/* The last free of a whole block parks it in its bin. */
 	nta_free(objs[--n], NTA_MAX_SIZE);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_nr[NTA_DATA_UNITS]), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.nr[NTA_DATA_UNITS]), 1);
 	nta_tstats(&s0);
 	p = nta_alloc(100, GFP_KERNEL);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, grows), 0);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, failures), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bin_units), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.units), 0);
 	if (p)
 		nta_free(p, 100);
 	for (i = 0; i < n; i++)
@@ -2621,15 +2621,15 @@ static void nta_nested_fast_path(struct kunit *test)
 
 	preempt_disable();
 	WRITE_ONCE(c->busy, 1);		/* as if inside nta_alloc()'s fast path */
-	head = c->bin[units];
-	nr = c->bin_nr[units];
-	bin_units = c->bin_units;
+	head = c->bins.bin[units];
+	nr = c->bins.nr[units];
+	bin_units = c->bins.units;
 	irq_work_queue(&n.work);
 	while (!READ_ONCE(n.done))
 		cpu_relax();
-	KUNIT_EXPECT_PTR_EQ(test, c->bin[units], head);
-	KUNIT_EXPECT_EQ(test, c->bin_nr[units], nr);
-	KUNIT_EXPECT_EQ(test, c->bin_units, bin_units);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], head);
+	KUNIT_EXPECT_EQ(test, c->bins.nr[units], nr);
+	KUNIT_EXPECT_EQ(test, c->bins.units, bin_units);
 	WRITE_ONCE(c->busy, 0);
 	preempt_enable();
 	irq_work_sync(&n.work);
