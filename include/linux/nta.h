@@ -19,6 +19,35 @@
 #include <linux/jump_label.h>
 
 /**
+ * DOC: network tree allocator
+ *
+ * The network tree allocator (NTA) is a per-CPU allocator for the head
+ * data of socket buffers: the linear area that ``skb->head`` points to,
+ * followed by ``struct skb_shared_info``.  It serves one user, the skb
+ * layer, through skb_head_alloc() and skb_head_free() in
+ * ``net/core/skbuff.c``.
+ *
+ * kmalloc() rounds every request up to its next size class: a 1500 byte
+ * frame with its ``skb_shared_info`` gets a 2 KiB object, a 9000 byte
+ * jumbo frame a 16 KiB one, and the rounding is charged to the socket as
+ * ``truesize``.  skb heads also share the slab and page allocators with
+ * the rest of the system, so a burst of allocations elsewhere empties the
+ * memory the next packet needs.
+ *
+ * NTA gives each CPU naturally aligned blocks of pages cut into cache-line
+ * units.  A request is rounded up to a unit, not to a power of two; an
+ * object freed into the pool is merged with its free neighbours at once,
+ * so the pool defragments itself; an object freed on another CPU goes
+ * back to the CPU that owns it; and a small per-CPU reserve belongs to
+ * networking alone.  In front of the pool, per-CPU bins of exact lengths
+ * serve the common case without disabling interrupts.  When NTA cannot
+ * serve a request, the skb layer falls back to kmalloc_reserve() exactly
+ * as without NTA, so no packet is dropped because of it.  The
+ * ``net.core.nta`` sysctl switches new allocations between NTA and
+ * kmalloc at run time.
+ */
+
+/**
  * struct nta_stats - allocator counters, summed over CPUs or for one CPU
  * @allocs: successful nta_alloc() calls
  * @frees: objects freed by their owner, parked in a bin or merged into
