@@ -65,7 +65,6 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 
 /* How long a queued free waits at most before its owner is kicked. */
 #define NTA_STRANDED_DELAY	(HZ / 10)
-extern unsigned long nta_stranded_delay;
 
 /* How long growth rests after the page allocator said no. */
 #define NTA_GROW_BACKOFF	(HZ / 10)
@@ -112,9 +111,15 @@ struct nta_rbatch {
 	void *obj[NTA_RB_MAX];
 } ____cacheline_aligned_in_smp;
 
-/* Tests of the pending-bit path turn batching off; tests set the delay. */
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Static without KUnit: tests of the pending-bit path turn batching off,
+ * tests that count kicks or batches set the delays.
+ */
 extern bool nta_remote_batching;
 extern unsigned long nta_rb_delay;
+extern unsigned long nta_stranded_delay;
+#endif
 
 /**
  * struct nta_report - a report found under the local lock, printed after it
@@ -210,20 +215,6 @@ extern bool nta_warn_bad_free;
 /* Writes after free found by the poison checks and the free-list link checks. */
 extern atomic_t nta_poison_reports;
 
-/**
- * struct nta_tgrow - what the KUnit suite sees of block allocations
- * @gfp: the flags of the last one
- * @calls: how many there were
- * @fail: make them fail, as the page allocator would when memory is short
- */
-struct nta_tgrow {
-	gfp_t gfp;
-	unsigned long calls;
-	bool fail;
-};
-
-extern struct nta_tgrow nta_tgrow;
-
 /* Where nta_fail_init= makes initialisation fail (KUnit nta_init_unwind). */
 enum nta_init_step {
 	NTA_INIT_OK,
@@ -258,6 +249,7 @@ static inline unsigned int nta_alloc_size(unsigned int size)
 #define NTA_USERCOPY_TAIL	SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct page *nta_block_pages(int node, gfp_t gfp);
 unsigned long nta_shrink_count(struct shrinker *shrink,
 			       struct shrink_control *sc);
 unsigned long nta_shrink_scan(struct shrinker *shrink,

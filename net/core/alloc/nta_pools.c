@@ -25,6 +25,7 @@
 
 #define pr_fmt(fmt) "nta: " fmt
 
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -63,24 +64,6 @@ static unsigned long nta_reserve_bytes __initdata = NTA_DEFAULT_RESERVE;
 static unsigned long nta_max_bytes __initdata = NTA_DEFAULT_MAX;
 
 bool nta_ready __read_mostly;
-
-#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
-/* For the KUnit suite: block allocations seen, the last one's flags. */
-struct nta_tgrow nta_tgrow;
-
-/* Returns true when the test asks this allocation to fail. */
-static bool nta_note_grow(gfp_t gfp)
-{
-	WRITE_ONCE(nta_tgrow.gfp, gfp);
-	WRITE_ONCE(nta_tgrow.calls, nta_tgrow.calls + 1);
-	return READ_ONCE(nta_tgrow.fail);
-}
-#else
-static bool nta_note_grow(gfp_t gfp)
-{
-	return false;
-}
-#endif
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 unsigned long nta_block_map_bits __read_mostly;
@@ -192,6 +175,16 @@ static void nta_seed_gens(struct nta_block *blk)
 	}
 }
 
+/*
+ * The page allocator's part of a new block, where a KUnit test sees the
+ * flags a pool grows with and makes growth fail (a static stub).
+ */
+VISIBLE_IF_KUNIT struct page *nta_block_pages(int node, gfp_t gfp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(nta_block_pages, node, gfp);
+	return alloc_pages_node(node, gfp, NTA_BLOCK_ORDER);
+}
+
 struct nta_block *nta_new_block(int node, gfp_t gfp)
 {
 	struct page *page;
@@ -203,11 +196,8 @@ struct nta_block *nta_new_block(int node, gfp_t gfp)
 	 * Never from the emergency reserves:
 	 * those stay with the page allocator's own pfmemalloc logic.
 	 */
-	if (nta_note_grow(gfp))
-		return NULL;
-	page = alloc_pages_node(node,
-				gfp | __GFP_COMP | __GFP_NOWARN | __GFP_NOMEMALLOC,
-				NTA_BLOCK_ORDER);
+	page = nta_block_pages(node, gfp | __GFP_COMP | __GFP_NOWARN |
+				     __GFP_NOMEMALLOC);
 	if (!page)
 		return NULL;
 	mem = page_address(page);

@@ -25,6 +25,7 @@
 
 #define pr_fmt(fmt) "nta: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/llist.h>
@@ -46,7 +47,7 @@
  * fires, every owner that still has blocks queued is kicked.  Tests that
  * count kicks set a longer delay.
  */
-unsigned long nta_stranded_delay __read_mostly = NTA_STRANDED_DELAY;
+VISIBLE_IF_KUNIT unsigned long nta_stranded_delay __read_mostly = NTA_STRANDED_DELAY;
 
 void nta_stranded_fn(struct timer_list *t)
 {
@@ -85,8 +86,8 @@ static void nta_arm_stranded(struct nta_cpu *c)
  * the batch arrived (but for a multiple of 256 hand-outs: the generation
  * is a byte).
  */
-bool nta_remote_batching __read_mostly = true;
-unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
+VISIBLE_IF_KUNIT bool nta_remote_batching __read_mostly = true;
+VISIBLE_IF_KUNIT unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
 
 /* An idle batch of this CPU, taking those its owners sent back if need be. */
 static struct nta_rbatch *nta_rb_take(struct nta_cpu *c)

@@ -11,6 +11,7 @@
  * free memory on purpose.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
@@ -258,7 +259,8 @@ static bool nta_tremote_empty(unsigned int cpu)
 /*
  * Booted with nta_fail_init=map|dead|online (with "online", the last CPU's
  * online callback fails after the others took their reserves, which the
- * block allocation count shows): initialisation was undone.  No block map,
+ * unwind gave back: the returns counter shows it): initialisation was
+ * undone.  No block map,
  * no block in any CPU's pool, NTA off for good (the switch says -ENODEV),
  * and skb heads come from kmalloc.  Skipped without nta_fail_init=.
  */
@@ -272,9 +274,16 @@ static void nta_init_unwind(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(nta_ready));
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
 	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_block_map_bits), 0);
-	/* Not vacuous: the CPUs that came online first took their reserves. */
-	if (nta_fail_init == NTA_INIT_ONLINE && num_online_cpus() > 1)
-		KUNIT_EXPECT_GT(test, READ_ONCE(nta_tgrow.calls), 0);
+	/*
+	 * Not vacuous: the CPUs that came online first took their reserves,
+	 * which the unwind gave back.
+	 */
+	if (nta_fail_init == NTA_INIT_ONLINE && num_online_cpus() > 1) {
+		struct nta_stats st;
+
+		nta_get_stats(&st, -1);
+		KUNIT_EXPECT_GT(test, st.returns, 0);
+	}
 	for_each_possible_cpu(cpu) {
 		const struct nta_pool *pool = &nta_tcpu(cpu)->pool;
 
@@ -1642,6 +1651,27 @@ static void nta_grow_and_return(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.blocks, s0.blocks);
 }
 
+/*
+ * What nta_grow_flags() sees of block allocations: the flags of the last
+ * one, how many there were, and whether to make them fail, as the page
+ * allocator would when memory is short.
+ */
+static struct {
+	gfp_t gfp;
+	unsigned long calls;
+	bool fail;
+} nta_tgrow;
+
+/* nta_block_pages() under the test's static stub. */
+static struct page *nta_tblock_pages(int node, gfp_t gfp)
+{
+	WRITE_ONCE(nta_tgrow.gfp, gfp);
+	WRITE_ONCE(nta_tgrow.calls, nta_tgrow.calls + 1);
+	if (READ_ONCE(nta_tgrow.fail))
+		return NULL;
+	return alloc_pages_node(node, gfp, NTA_BLOCK_ORDER);
+}
+
 /* Allocate whole-block objects until the pool has grown once more. */
 static void *nta_tgrow_once(struct kunit *test, gfp_t gfp, void **objs,
 			    unsigned int *n, unsigned int max)
@@ -1656,11 +1686,6 @@ static void *nta_tgrow_once(struct kunit *test, gfp_t gfp, void **objs,
 		objs[(*n)++] = p;
 	}
 	return READ_ONCE(nta_tgrow.calls) != calls ? objs[*n - 1] : NULL;
-}
-
-static void nta_tgrow_nofail(void *unused)
-{
-	WRITE_ONCE(nta_tgrow.fail, false);
 }
 
 /*
@@ -1683,8 +1708,9 @@ static void nta_grow_flags(struct kunit *test)
 	max = READ_ONCE(nta_tcpu(raw_smp_processor_id())->pool.nr_blocks) + 8;
 	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tgrow_nofail,
-							NULL), 0);
+	memset(&nta_tgrow, 0, sizeof(nta_tgrow));
+	/* Only this test's own allocations: it ends with the test. */
+	kunit_activate_static_stub(test, nta_block_pages, nta_tblock_pages);
 
 	KUNIT_ASSERT_NOT_NULL(test, nta_tgrow_once(test, GFP_KERNEL, objs, &n, max));
 	gfp = READ_ONCE(nta_tgrow.gfp);
