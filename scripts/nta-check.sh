@@ -183,7 +183,7 @@ selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
-boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta_fail_init=online kunit.filter_glob=nta.nta_init_unwind"
+boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online kunit.filter_glob=nta.nta_init_unwind"
 boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
 boot_plan "kasan-$FLAVOUR" nta_usercopy.sh "kasan_multi_shot kunit.filter_glob=nta_kasan"
 # init_on_free=1: KUnit's two cases that check the wipe of local and remote frees.

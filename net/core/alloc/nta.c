@@ -64,15 +64,15 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	struct nta_cpu *c;
 	unsigned long flags;
 	void *obj;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	nta_drain_locked(c, mine, &released);
+	c = nta_slow_lock(&flags, &has_mark);
+	nta_drain_locked(c, has_mark, &released);
 	/* The drain may have put objects of this length in their bin. */
-	obj = mine ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
+	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
 		obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj) && mine && c->bins.units) {
+	if (unlikely(!obj) && has_mark && c->bins.units) {
 		/* Binned objects may merge into a big enough chunk. */
 		nta_bins_flush(&c->bins, &c->pool, &released);
 		obj = __nta_pool_alloc(&c->pool, size);
@@ -82,15 +82,15 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	if (unlikely(!obj) && *blk && *may_grow) {
 		nta_pool_add_block(&c->pool, *blk);
 		*blk = NULL;
-		nta_count(c, mine, NTA_CTR(grows), 1);
+		nta_count(c, has_mark, NTA_CTR(grows), 1);
 		nta_spares_on_grow(c);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
 	if (likely(obj)) {
-		nta_count(c, mine, NTA_CTR(allocs), 1);
-		nta_account(c, mine, size, 1);
+		nta_count(c, has_mark, NTA_CTR(allocs), 1);
+		nta_account(c, has_mark, size, 1);
 	}
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 
 	nta_flush_reports();
 	if (unlikely(!list_empty(&released)))
@@ -228,39 +228,39 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			       released);
 }
 
-/* @checked: the caller has found @ptr in the block map (nta_free()). */
+/* @mapped: the caller has found @ptr in the block map (nta_free()). */
 static noinline void nta_free_slow(void *ptr, unsigned int size,
-				   unsigned long ip, bool checked)
+				   unsigned long ip, bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	enum nta_bad_free why;
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
-	bool mine;
+	bool has_mark;
 
 	/* nta_free_trusted() leaves the block map to the paths off its fast one. */
-	if (unlikely(!checked && !__nta_owns(ptr))) {
+	if (unlikely(!mapped && !__nta_owns(ptr))) {
 		nta_complain(ptr, size, NTA_FREE_FOREIGN, ip);
 		return;
 	}
-	c = nta_slow_lock(&flags, &mine);
+	c = nta_slow_lock(&flags, &has_mark);
 	if (likely(blk->pool == &c->pool)) {
 		why = nta_check_object(blk, ptr, size);
 		if (likely(!why)) {
 			nta_hook_free(ptr, size);
-			if (mine && nta_enabled())
+			if (has_mark && nta_enabled())
 				nta_free_to_bin(c, ptr, size, &released);
 			else
 				nta_do_free(&c->pool, ptr, size, &released);
-			nta_count(c, mine, NTA_CTR(frees), 1);
-			nta_account(c, mine, size, -1);
+			nta_count(c, has_mark, NTA_CTR(frees), 1);
+			nta_account(c, has_mark, size, -1);
 		}
 	} else {
-		why = nta_queue_for_owner(c, mine, blk, ptr, size);
+		why = nta_queue_for_owner(c, has_mark, blk, ptr, size);
 	}
-	nta_drain_locked(c, mine, &released);
-	nta_slow_unlock(c, mine, flags);
+	nta_drain_locked(c, has_mark, &released);
+	nta_slow_unlock(c, has_mark, flags);
 
 	/* Reports print outside the lock: printk may allocate an skb. */
 	nta_flush_reports();
@@ -305,23 +305,23 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
  */
 static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
 				    unsigned int size, unsigned long ip,
-				    bool checked)
+				    bool mapped)
 {
 	bool done = nta_free_fast(c, nta_block_of(ptr), ptr, size, true);
 
 	nta_fast_exit(c);
 	if (!done)
-		nta_free_slow(ptr, size, ip, checked);
+		nta_free_slow(ptr, size, ip, mapped);
 }
 
 /*
- * nta_free() and nta_free_trusted() once @ptr is known (@checked), or
+ * nta_free() and nta_free_trusted() once @ptr is known (@mapped), or
  * vouched for, to be NTA's.  The fast path reads the block header's @pool;
- * unless @checked, the remote and slow paths look @ptr up in the block map
+ * unless @mapped, the remote and slow paths look @ptr up in the block map
  * before they read more of the header.
  */
 static __always_inline void __nta_free(void *ptr, unsigned int size,
-				       unsigned long ip, bool checked)
+				       unsigned long ip, bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	struct nta_cpu *c;
@@ -331,11 +331,11 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
 		goto slow;
 	if (unlikely(blk->pool != &c->pool)) {
-		nta_free_remote(c, blk, ptr, size, ip, checked);
+		nta_free_remote(c, blk, ptr, size, ip, mapped);
 		return;
 	}
 	if (want_init_on_free()) {
-		nta_free_wiped(c, ptr, size, ip, checked);
+		nta_free_wiped(c, ptr, size, ip, mapped);
 		return;
 	}
 	done = nta_free_fast(c, blk, ptr, size, false);
@@ -343,7 +343,7 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 	if (likely(done))
 		return;
 slow:
-	nta_free_slow(ptr, size, ip, checked);
+	nta_free_slow(ptr, size, ip, mapped);
 }
 
 /**

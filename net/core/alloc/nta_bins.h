@@ -51,11 +51,9 @@
  * by one step a tick, so under a steady load they may swing between two
  * steps.  page_pool's ptr_ring, which takes back the pages other CPUs
  * free, holds 1024 pages per queue by default for the same reason.  The
- * top is the cross-CPU microbenchmark's set in flight (a 512-head ring,
- * 1.2 MiB), not tuned further.  The cost: a flush at the top merges up to
- * 16 times as many objects with interrupts off as one at the base caps
- * (about 3600 instead of 230 in the worst mix of lengths; not measured),
- * and the shrinker counts and trims what is above the base caps.
+ * cost: a flush at the top merges up to 16 times as many objects with
+ * interrupts off as one at the base caps, and the shrinker counts and
+ * trims what is above the base caps.
  */
 #define NTA_BIN_SHIFT_MAX	4
 

@@ -502,9 +502,9 @@ const char *nta_bad_free_reason(enum nta_bad_free why)
 
 #if IS_ENABLED(CONFIG_NTA_POOL_CHECK)
 /*
- * The pool validator: the KUnit suite, debugfs nta/check and an
- * out-of-tree userspace harness all hold a pool to these invariants, so
- * that a check added here runs in all three.  It only reads; it follows a
+ * The pool validator: the KUnit suite, debugfs nta/check and a userspace
+ * test harness all hold a pool to these invariants, so that a check added
+ * here runs in all three.  It only reads; it follows a
  * free-list link only once it has seen the link agree with its
  * neighbour's, and it bounds every walk, so that a corrupt pool is
  * reported rather than followed.  One walk of the lists and one of the
@@ -670,8 +670,8 @@ static void nta_check_block(const struct nta_pool *pool,
  * @msg: where the first violation is described
  * @len: the size of @msg
  *
- * For the KUnit suite, CONFIG_NTA_DEBUG's nta/check and an out-of-tree
- * userspace harness, at a moment when no remote free is in flight.  It prints
+ * For the KUnit suite, CONFIG_NTA_DEBUG's nta/check and a userspace test
+ * harness, at a moment when no remote free is in flight.  It prints
  * nothing, as it may run under a local lock.  Only the core's state is
  * checked: an object the kernel glue parks in a bin is a live object
  * whose length byte is 0, which the core allows.

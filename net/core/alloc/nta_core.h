@@ -5,9 +5,9 @@
  * Nothing in here knows about CPUs, locks or the page allocator: a pool is
  * handed naturally aligned blocks by its caller, and every function below
  * expects the caller to serialise calls on one pool (the owner's local
- * lock in the kernel, one thread per pool in an out-of-tree userspace test
- * harness).  The only exception is nta_remote_free(), which any context
- * may call for any pool.
+ * lock in the kernel, one thread per pool in a userspace test harness).
+ * The only exception is nta_remote_free(), which any context may call for
+ * any pool.
  * The kernel glue also writes a block's length bytes (nta_unit_meta.cls)
  * under its per-CPU mark when it parks objects in, or takes them from, its
  * bins.
@@ -307,8 +307,8 @@ unsigned int nta_pool_check(const struct nta_pool *pool, char *msg,
 			    size_t len);
 
 /*
- * Provided by the code that embeds the core (nta_report.c in the kernel, the
- * out-of-tree userspace harness).  nta_report_poison() is called when
+ * Provided by the code that embeds the core (nta_report.c in the kernel, a
+ * userspace test harness).  nta_report_poison() is called when
  * CONFIG_NTA_DEBUG finds a free chunk whose poison was overwritten, i.e. a
  * write after free (@bad the first byte found), and with @bad == @chunk
  * when a free chunk's links were found overwritten; nta_report_bad_free()

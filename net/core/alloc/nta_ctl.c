@@ -49,16 +49,16 @@ unsigned int nta_blocks_this_cpu(unsigned int *local)
 	unsigned int n = 0;
 	unsigned long flags;
 	struct nta_cpu *c;
-	bool mine;
+	bool has_mark;
 
 	*local = 0;
-	c = nta_slow_lock(&flags, &mine);
+	c = nta_slow_lock(&flags, &has_mark);
 	list_for_each_entry(blk, &c->pool.blocks, link) {
 		n++;
 		if (page_to_nid(virt_to_page(blk)) == nid)
 			(*local)++;
 	}
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 	return n;
 }
 

@@ -40,14 +40,14 @@ unsigned int nta_check_this_cpu(char *msg, size_t len)
 	unsigned int errs = 1;
 	unsigned long flags;
 	struct nta_cpu *c;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	if (mine)
+	c = nta_slow_lock(&flags, &has_mark);
+	if (has_mark)
 		errs = nta_pool_check(&c->pool, msg, len);
 	else
 		strscpy(msg, "called inside the fast path", len);
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 	return errs;
 }
 
@@ -69,10 +69,10 @@ int nta_poison_test(void)
 	unsigned long flags;
 	struct nta_cpu *c;
 	u8 *p = NULL;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	if (mine)
+	c = nta_slow_lock(&flags, &has_mark);
+	if (has_mark)
 		p = nta_pool_alloc(&c->pool, 2 * NTA_UNIT);
 	if (p) {
 		nta_pool_free(&c->pool, p, 2 * NTA_UNIT, &released);
@@ -80,7 +80,7 @@ int nta_poison_test(void)
 		nta_check_poison(&c->pool, p, 2);
 		p[NTA_UNIT] = POISON_FREE;
 	}
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	return p ? 0 : -ENOMEM;

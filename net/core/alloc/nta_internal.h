@@ -46,8 +46,7 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 /*
  * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
  * 16 KiB blocks): enough to ride out a socket queue of jumbo heads filling
- * and draining, where keeping one made every tenth 8000 B datagram cost a
- * page allocation and a free.
+ * and draining without a page allocation and a free for every few heads.
  */
 #define NTA_SPARE_BLOCKS	8
 /*
@@ -56,10 +55,9 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
  * back, and at least double, up to NTA_SPARE_MAX (2 MiB per CPU).  An
  * NTA_BIN_DECAY tick without growth halves them again.  The idea is the
  * page allocator's per-CPU lists, whose high mark follows the load
- * (mm/page_alloc.c, nr_pcp_high()).  In the cross-CPU microbenchmark under
- * -icount, where the consumer frees the producer's 512-object ring
- * (1.2 MiB of heads) in bursts, 8 fixed spares made a row of 160000 pairs
- * grow the pool 15615 times, and give as many blocks back; these, none.
+ * (mm/page_alloc.c, nr_pcp_high()): a consumer that frees a producer's
+ * heads in bursts would otherwise make the pool grow and give a block back
+ * for nearly every block's worth of heads.
  */
 #define NTA_SPARE_MAX		128
 
@@ -70,27 +68,26 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_GROW_BACKOFF	(HZ / 10)
 
 /*
- * Batched remote frees (nta_remote.c): a CPU collects the objects it frees for
- * another CPU in a batch per owner and publishes a full one with a single
+ * Batched remote frees (nta_remote.c): a CPU collects the objects it frees
+ * for another CPU in a batch per owner and publishes a full one with a single
  * llist_add(); the owner frees the batch's objects in its next slow path
- * and sends the batch home.  Each CPU owns NTA_RB_PER_CPU batches, so the
- * free path allocates nothing; NTA_RB_SLOTS of them may be open at once,
- * for owners that differ modulo NTA_RB_SLOTS.  An open batch waits at most
- * NTA_RB_DELAY before it is published half full.  A batch comes home only
+ * and sends the batch home.  Each CPU owns NTA_BATCHES_PER_CPU batches, so the
+ * free path allocates nothing; NTA_BATCH_SLOTS of them may be open at once,
+ * for owners that differ modulo NTA_BATCH_SLOTS.  An open batch waits at most
+ * NTA_BATCH_DELAY before it is published half full.  A batch comes home only
  * after its owner drained it, so a freer that runs ahead of a busy owner
- * needs enough of them: with 8, nta/bench's xcpu rows on a loaded host
- * fell back to the pending bit (four atomics) for a quarter of the remote
- * frees, with 32 for none.
+ * needs enough of them, or it falls back to the pending bit (four atomics
+ * a free).
  */
-#define NTA_RB_MAX		24
-#define NTA_RB_SLOTS		4
-#define NTA_RB_PER_CPU		32
-#define NTA_RB_DELAY		(HZ >= 100 ? HZ / 100 : 1)
+#define NTA_BATCH_MAX		24
+#define NTA_BATCH_SLOTS		4
+#define NTA_BATCHES_PER_CPU		32
+#define NTA_BATCH_DELAY		(HZ >= 100 ? HZ / 100 : 1)
 
 /**
- * struct nta_rbatch - remote frees collected for one owner
- * @node: on the owner's @rb_inbox once published, on the home CPU's
- *	@rb_returned or @rb_stash when idle
+ * struct nta_batch - remote frees collected for one owner
+ * @node: on the owner's @batch_inbox once published, on the home CPU's
+ *	@batch_returned or @batch_stash when idle
  * @owner: the CPU whose objects it holds
  * @home: the CPU that owns the batch
  * @nr: objects collected
@@ -101,14 +98,14 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
  * 256 bytes with 64-bit pointers, cache-line aligned: a batch moves between
  * CPUs, and shares no line with anything else.
  */
-struct nta_rbatch {
+struct nta_batch {
 	struct llist_node node;
 	u16 owner;
 	u16 home;
 	u8 nr;
-	u8 gen[NTA_RB_MAX];
-	u8 units[NTA_RB_MAX];
-	void *obj[NTA_RB_MAX];
+	u8 gen[NTA_BATCH_MAX];
+	u8 units[NTA_BATCH_MAX];
+	void *obj[NTA_BATCH_MAX];
 } ____cacheline_aligned_in_smp;
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -117,7 +114,7 @@ struct nta_rbatch {
  * tests that count kicks or batches set the delays.
  */
 extern bool nta_remote_batching;
-extern unsigned long nta_rb_delay;
+extern unsigned long nta_batch_delay;
 extern unsigned long nta_stranded_delay;
 #endif
 
@@ -166,13 +163,13 @@ struct nta_report {
  * @stranded: armed when this CPU queued a first block for an owner: kicks
  *	owners that still have frees queued when it fires
  * @report: reports waiting to be printed outside the lock
- * @rb_open: batches this CPU is filling, by owner modulo NTA_RB_SLOTS;
+ * @batch_open: batches this CPU is filling, by owner modulo NTA_BATCH_SLOTS;
  *	the holder of @busy owns them
- * @rb_stash: this CPU's idle batches, for the holder of @busy
- * @rb_timer: publishes the open batches NTA_RB_DELAY after one opened
- * @rb_inbox: batches of frees of this CPU's objects, published by others
- * @rb_returned: this CPU's batches, sent back by their owners
- * @rb_mem: the batches this CPU owns
+ * @batch_stash: this CPU's idle batches, for the holder of @busy
+ * @batch_timer: publishes the open batches NTA_BATCH_DELAY after one opened
+ * @batch_inbox: batches of frees of this CPU's objects, published by others
+ * @batch_returned: this CPU's batches, sent back by their owners
+ * @batch_mem: the batches this CPU owns
  */
 struct nta_cpu {
 	u8 busy;
@@ -191,12 +188,12 @@ struct nta_cpu {
 	unsigned int spare_grows;
 	unsigned int released_seen;
 	struct nta_report report;
-	struct nta_rbatch *rb_open[NTA_RB_SLOTS];
-	struct llist_node *rb_stash;
-	struct timer_list rb_timer;
-	struct llist_head rb_inbox ____cacheline_aligned_in_smp;
-	struct llist_head rb_returned;
-	struct nta_rbatch rb_mem[NTA_RB_PER_CPU];
+	struct nta_batch *batch_open[NTA_BATCH_SLOTS];
+	struct llist_node *batch_stash;
+	struct timer_list batch_timer;
+	struct llist_head batch_inbox ____cacheline_aligned_in_smp;
+	struct llist_head batch_returned;
+	struct nta_batch batch_mem[NTA_BATCHES_PER_CPU];
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
@@ -215,7 +212,7 @@ extern bool nta_warn_bad_free;
 /* Writes after free found by the poison checks and the free-list link checks. */
 extern atomic_t nta_poison_reports;
 
-/* Where nta_fail_init= makes initialisation fail (KUnit nta_init_unwind). */
+/* Where nta.fail_init= makes initialisation fail (KUnit nta_init_unwind). */
 enum nta_init_step {
 	NTA_INIT_OK,
 	NTA_INIT_MAP,
@@ -340,14 +337,14 @@ static __always_inline void nta_hook_free(void *obj, unsigned int size)
 }
 
 /*
- * Counters: the holder of the CPU's @busy mark (@mine) writes @fast with
+ * Counters: the holder of the CPU's @busy mark (@has_mark) writes @fast with
  * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
  * counter's offset in struct nta_stats.
  */
-static __always_inline void nta_count(struct nta_cpu *c, bool mine,
+static __always_inline void nta_count(struct nta_cpu *c, bool has_mark,
 				      size_t off, u64 n)
 {
-	if (likely(mine))
+	if (likely(has_mark))
 		*(u64 *)((void *)&c->fast + off) += n;
 	else
 		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
@@ -363,12 +360,12 @@ s64 nta_kmalloc_of_units(unsigned int units);
  * @live and the requested bytes; readers derive the rest from @live.
  * Everyone else keeps all four gauges in @stats.
  */
-static __always_inline void nta_account(struct nta_cpu *c, bool mine,
+static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
 					unsigned int size, int sign)
 {
 	unsigned int units = nta_size_to_units(size);
 
-	if (likely(mine)) {
+	if (likely(has_mark)) {
 		c->live[units] += sign;
 		c->fast.requested_bytes += sign * (s64)size;
 		return;
@@ -377,7 +374,7 @@ static __always_inline void nta_account(struct nta_cpu *c, bool mine,
 	this_cpu_add(nta_cpu.stats.requested_bytes, sign * (s64)size);
 	this_cpu_add(nta_cpu.stats.reserved_bytes,
 		     sign * (s64)(units * NTA_UNIT));
-	if (IS_ENABLED(CONFIG_NTA_STATS))
+	if (IS_ENABLED(CONFIG_NTA_KMALLOC_MODEL))
 		this_cpu_add(nta_cpu.stats.kmalloc_bytes,
 			     sign * nta_kmalloc_of_units(units));
 }
@@ -436,9 +433,9 @@ static __always_inline bool nta_slow_take_mark(struct nta_cpu *c)
 	return true;
 }
 
-static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool mine)
+static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool has_mark)
 {
-	if (mine) {
+	if (has_mark) {
 		barrier();
 		WRITE_ONCE(c->busy, 0);
 	}
@@ -446,23 +443,23 @@ static __always_inline void nta_slow_drop_mark(struct nta_cpu *c, bool mine)
 
 /*
  * A slow path's entry and exit: this CPU's local lock, and its mark unless
- * the code the slow path interrupted holds it (*@mine says which).
+ * the code the slow path interrupted holds it (*@has_mark says which).
  */
 static __always_inline struct nta_cpu *nta_slow_lock(unsigned long *flags,
-						     bool *mine)
+						     bool *has_mark)
 {
 	struct nta_cpu *c;
 
 	local_lock_irqsave(&nta_cpu.lock, *flags);
 	c = this_cpu_ptr(&nta_cpu);
-	*mine = nta_slow_take_mark(c);
+	*has_mark = nta_slow_take_mark(c);
 	return c;
 }
 
-static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool mine,
+static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool has_mark,
 					    unsigned long flags)
 {
-	nta_slow_drop_mark(c, mine);
+	nta_slow_drop_mark(c, has_mark);
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 }
 
@@ -484,18 +481,18 @@ static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 /* Something queued for this pool: blocks with pending bits, or batches. */
 static __always_inline bool nta_has_queued(struct nta_cpu *c)
 {
-	return !llist_empty(&c->pool.remote) || !llist_empty(&c->rb_inbox);
+	return !llist_empty(&c->pool.remote) || !llist_empty(&c->batch_inbox);
 }
 
-void __nta_drain_locked(struct nta_cpu *c, bool mine,
+void __nta_drain_locked(struct nta_cpu *c, bool has_mark,
 			struct list_head *released);
 
 /* Every slow path drains; when nothing is queued that is one load. */
-static __always_inline void nta_drain_locked(struct nta_cpu *c, bool mine,
+static __always_inline void nta_drain_locked(struct nta_cpu *c, bool has_mark,
 					     struct list_head *released)
 {
 	if (unlikely(nta_has_queued(c)))
-		__nta_drain_locked(c, mine, released);
+		__nta_drain_locked(c, has_mark, released);
 }
 
 void nta_print_reports(void);
@@ -516,16 +513,16 @@ void nta_spares_on_grow(struct nta_cpu *c);
 extern struct work_struct nta_offline_work;
 
 /* nta_remote.c */
-enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
+enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 				      struct nta_block *blk, void *ptr,
 				      unsigned int size);
 void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
-		     unsigned int size, unsigned long ip, bool checked);
-unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
-			  struct list_head *released);
-void nta_rb_publish_all(struct nta_cpu *c, bool mine);
+		     unsigned int size, unsigned long ip, bool mapped);
+unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
+			     struct list_head *released);
+void nta_batch_publish_all(struct nta_cpu *c, bool has_mark);
 void nta_stranded_fn(struct timer_list *t);
-void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu);
+void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu);
 bool nta_kick_cpu(unsigned int cpu);
 
 /* nta_report.c */

@@ -35,6 +35,7 @@
 #include <linux/irq_work.h>
 #include <linux/kmemleak.h>
 #include <linux/memblock.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/nta.h>
@@ -70,7 +71,7 @@ unsigned long nta_block_map_bits __read_mostly;
 unsigned long *nta_block_map __read_mostly;
 
 /*
- * nta_fail_init=map|dead|online (KUnit builds) makes initialisation fail
+ * nta.fail_init=map|dead|online (KUnit builds) makes initialisation fail
  * at that step: the block map, the dead-CPU hotplug state, or the online
  * callback of the last CPU (after the others took their reserves).  The
  * KUnit case nta_init_unwind then checks that nothing stayed behind.
@@ -83,19 +84,28 @@ static bool nta_init_fault(enum nta_init_step step)
 }
 
 #if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
-static int __init nta_fail_init_setup(char *str)
+static int nta_fail_init_set(const char *val, const struct kernel_param *kp)
 {
 	static const char * const steps[] = { "map", "dead", "online" };
-	int i = match_string(steps, ARRAY_SIZE(steps), str);
+	int i = sysfs_match_string(steps, val);
 
-	if (i < 0)
-		pr_warn("invalid nta_fail_init=%s, expected map, dead or online; ignored\n",
-			str);
-	else
-		nta_fail_init = NTA_INIT_MAP + i;
-	return 1;
+	if (i < 0) {
+		pr_warn("invalid nta.fail_init=%s, expected map, dead or online; ignored\n",
+			val);
+		return 0;
+	}
+	nta_fail_init = NTA_INIT_MAP + i;
+	return 0;
 }
-__setup("nta_fail_init=", nta_fail_init_setup);
+
+static const struct kernel_param_ops nta_fail_init_ops = {
+	.set = nta_fail_init_set,
+};
+
+/* Not a kernel parameter of its own: KUnit builds only, read at boot. */
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "nta."
+module_param_cb(fail_init, &nta_fail_init_ops, NULL, 0);
 #endif
 
 static void nta_drain_offline(struct work_struct *work);
@@ -163,6 +173,14 @@ bool nta_owns(const void *ptr)
 	return __nta_owns(ptr);
 }
 
+/*
+ * Generations start random: a batched free that outlived a block given
+ * back and taken again must not match a fresh hand-out.  A stale entry has
+ * to miss (1 in 256), not to resist a guess, so one random word per block
+ * spread over the units does, at a fraction of the cost of random bytes
+ * for all of them.  Written a word of @meta at a time, length bytes
+ * included: nta_pool_add_block() clears those and keeps the generations.
+ */
 static void nta_seed_gens(struct nta_block *blk)
 {
 	u64 seed = get_random_u64(), v;
@@ -347,7 +365,7 @@ static void nta_decay_fn(struct timer_list *t)
 	struct nta_cpu *c = from_timer(c, t, decay);
 	LIST_HEAD(released);
 	unsigned long flags;
-	bool mine, idle;
+	bool has_mark, idle;
 	u64 seen;
 
 	if (c != this_cpu_ptr(&nta_cpu))
@@ -357,14 +375,14 @@ static void nta_decay_fn(struct timer_list *t)
 	c->decay_seen = seen;
 	if (idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
-		c = nta_slow_lock(&flags, &mine);
-		if (mine && idle)
+		c = nta_slow_lock(&flags, &has_mark);
+		if (has_mark && idle)
 			nta_bins_flush(&c->bins, &c->pool, &released);
-		if (mine) {
+		if (has_mark) {
 			nta_bins_decay(&c->bins, &c->pool, &released);
 			nta_spares_decay(c, &released);
 		}
-		nta_slow_unlock(c, mine, flags);
+		nta_slow_unlock(c, has_mark, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
 	}
@@ -387,19 +405,19 @@ static bool nta_drain_this_cpu(bool trim)
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	nta_drain_locked(c, mine, &released);
-	if (trim && mine) {
+	c = nta_slow_lock(&flags, &has_mark);
+	nta_drain_locked(c, has_mark, &released);
+	if (trim && has_mark) {
 		nta_bins_flush(&c->bins, &c->pool, &released);
 		nta_spares_reset(c);
 		nta_pool_trim(&c->pool, &released, UINT_MAX);
 	}
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
-	return mine;
+	return has_mark;
 }
 
 static void nta_kick_fn(struct irq_work *work)
@@ -450,12 +468,12 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	unsigned int n;
 
 	/* What it had collected for other owners goes to them now. */
-	nta_rb_publish_all(c, false);
+	nta_batch_publish_all(c, false);
 	nta_bins_flush(&c->bins, &c->pool, &released);
 	n = 0;
 	do {
 		n += nta_pool_drain(&c->pool, &released);
-		n += nta_rb_drain(c, false, &released);
+		n += nta_batch_drain(c, false, &released);
 	} while (nta_has_queued(c));
 	c->pool.reserve = 0;
 	nta_pool_trim(&c->pool, &released, UINT_MAX);
@@ -483,17 +501,17 @@ static void nta_drain_offline(struct work_struct *work)
 }
 
 /* nta_drain_all()'s first pass: publish what this CPU collected. */
-static long nta_rb_publish_this_cpu(void *unused)
+static long nta_batch_publish_this_cpu(void *unused)
 {
 	unsigned long flags;
 	struct nta_cpu *c;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	if (mine)
-		nta_rb_publish_all(c, true);
-	nta_slow_unlock(c, mine, flags);
-	return mine ? 0 : -EBUSY;
+	c = nta_slow_lock(&flags, &has_mark);
+	if (has_mark)
+		nta_batch_publish_all(c, true);
+	nta_slow_unlock(c, has_mark, flags);
+	return has_mark ? 0 : -EBUSY;
 }
 
 /**
@@ -516,7 +534,7 @@ void nta_drain_all(void)
 	cpus_read_lock();
 	/* Every batch on its owner's list before any owner drains. */
 	for_each_online_cpu(cpu)
-		WARN_ON_ONCE(work_on_cpu(cpu, nta_rb_publish_this_cpu, NULL));
+		WARN_ON_ONCE(work_on_cpu(cpu, nta_batch_publish_this_cpu, NULL));
 	for_each_online_cpu(cpu)
 		WARN_ON_ONCE(work_on_cpu(cpu, nta_trim_this_cpu, NULL));
 	cpus_read_unlock();
@@ -615,7 +633,7 @@ static int nta_cpu_dead(unsigned int cpu)
 	 * teardown): gone before it can move, so that a batch opened when
 	 * the CPU is back arms it afresh.  Its batches are published here.
 	 */
-	timer_delete_sync(&per_cpu(nta_cpu, cpu).rb_timer);
+	timer_delete_sync(&per_cpu(nta_cpu, cpu).batch_timer);
 	nta_drain_dead_pool(cpu);
 	return 0;
 }
@@ -679,16 +697,16 @@ static unsigned int nta_trim_local(unsigned int max)
 	struct nta_cpu *c;
 	unsigned long flags;
 	unsigned int n;
-	bool mine;
+	bool has_mark;
 
-	c = nta_slow_lock(&flags, &mine);
-	nta_drain_locked(c, mine, &released);
-	if (mine) {
+	c = nta_slow_lock(&flags, &has_mark);
+	nta_drain_locked(c, has_mark, &released);
+	if (has_mark) {
 		nta_bins_flush(&c->bins, &c->pool, &released);
 		nta_spares_reset(c);
 	}
 	n = nta_pool_trim(&c->pool, &released, max);
-	nta_slow_unlock(c, mine, flags);
+	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
 	return n;
@@ -849,7 +867,7 @@ static int __init nta_init(void)
 		timer_setup(&c->stranded, nta_stranded_fn, 0);
 		timer_setup(&c->decay, nta_decay_fn,
 			    TIMER_DEFERRABLE | TIMER_PINNED);
-		nta_rb_init(c, cpu);
+		nta_batch_init(c, cpu);
 	}
 	/* After the per-CPU state, which the unwind goes through. */
 	ret = nta_init_fault(NTA_INIT_MAP) ? -ENOMEM : nta_init_block_map();

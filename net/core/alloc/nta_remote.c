@@ -71,7 +71,7 @@ static void nta_arm_stranded(struct nta_cpu *c)
 /*
  * Batched remote frees.  Setting an object's pending bit costs an atomic
  * per free, and queueing its block three more; a batch costs one
- * llist_add() for up to NTA_RB_MAX frees on the freeing CPU, and the
+ * llist_add() for up to NTA_BATCH_MAX frees on the freeing CPU, and the
  * owner one llist_del_all() per drain and one llist_add() per batch it
  * sends home.  SLUB's sheaves (6.18) move objects between CPUs in arrays
  * for the same reason; like page_pool's ptr_ring, the arrays are owned
@@ -87,59 +87,80 @@ static void nta_arm_stranded(struct nta_cpu *c)
  * is a byte).
  */
 VISIBLE_IF_KUNIT bool nta_remote_batching __read_mostly = true;
-VISIBLE_IF_KUNIT unsigned long nta_rb_delay __read_mostly = NTA_RB_DELAY;
+VISIBLE_IF_KUNIT unsigned long nta_batch_delay __read_mostly = NTA_BATCH_DELAY;
 
 /* An idle batch of this CPU, taking those its owners sent back if need be. */
-static struct nta_rbatch *nta_rb_take(struct nta_cpu *c)
+static struct nta_batch *nta_batch_take(struct nta_cpu *c)
 {
-	struct llist_node *node = c->rb_stash;
+	struct llist_node *node = c->batch_stash;
 
 	if (unlikely(!node)) {
-		if (llist_empty(&c->rb_returned))
+		if (llist_empty(&c->batch_returned))
 			return NULL;
-		node = llist_del_all(&c->rb_returned);
+		node = llist_del_all(&c->batch_returned);
 		nta_count(c, true, NTA_CTR(remote_atomics), 1);
 	}
-	c->rb_stash = node->next;
-	return llist_entry(node, struct nta_rbatch, node);
+	c->batch_stash = node->next;
+	return llist_entry(node, struct nta_batch, node);
 }
 
 /*
  * Publish an open batch on its owner.  The owner drains at its next slow
  * path, or when the stranded-free timer kicks it: no IPI from the free
  * path, not even to an idle owner.  Called by the holder of @c's mark, or
- * for a dead CPU (@mine false), whose owners are kicked at once.
+ * for a dead CPU (@has_mark false), whose owners are kicked at once.
  */
-static void nta_rb_publish(struct nta_cpu *c, bool mine, unsigned int slot)
+static void nta_batch_publish(struct nta_cpu *c, bool has_mark,
+			      unsigned int slot)
 {
-	struct nta_rbatch *b = c->rb_open[slot];
+	struct nta_batch *b = c->batch_open[slot];
 	unsigned int owner = b->owner;
 	unsigned long when;
 
-	c->rb_open[slot] = NULL;
-	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
-	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).rb_inbox))
+	c->batch_open[slot] = NULL;
+	nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).batch_inbox))
 		return;
-	if (!mine) {
+	if (!has_mark) {
 		if (nta_kick_cpu(owner))
-			nta_count(c, mine, NTA_CTR(kicks), 1);
+			nta_count(c, has_mark, NTA_CTR(kicks), 1);
 		return;
 	}
 	when = jiffies + READ_ONCE(nta_stranded_delay);
 	/* timer_reduce() locks only to arm the timer or bring it forward. */
 	if (!timer_pending(&c->stranded) ||
 	    time_after(READ_ONCE(c->stranded.expires), when))
-		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+		nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
 	timer_reduce(&c->stranded, when);
 }
 
-void nta_rb_publish_all(struct nta_cpu *c, bool mine)
+void nta_batch_publish_all(struct nta_cpu *c, bool has_mark)
 {
 	unsigned int slot;
 
-	for (slot = 0; slot < NTA_RB_SLOTS; slot++)
-		if (c->rb_open[slot])
-			nta_rb_publish(c, mine, slot);
+	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++)
+		if (c->batch_open[slot])
+			nta_batch_publish(c, has_mark, slot);
+}
+
+/*
+ * The slot of @c's open batch for @owner, else a free slot, else the slot
+ * whose batch is published to make room.
+ */
+static unsigned int nta_batch_slot(const struct nta_cpu *c, unsigned int owner)
+{
+	unsigned int slot = owner % NTA_BATCH_SLOTS, free = NTA_BATCH_SLOTS;
+
+	/* Where it usually is: a single compare on the free path. */
+	if (c->batch_open[slot] && c->batch_open[slot]->owner == owner)
+		return slot;
+	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++) {
+		if (!c->batch_open[slot])
+			free = min(free, slot);
+		else if (c->batch_open[slot]->owner == owner)
+			return slot;
+	}
+	return free < NTA_BATCH_SLOTS ? free : owner % NTA_BATCH_SLOTS;
 }
 
 /*
@@ -147,32 +168,13 @@ void nta_rb_publish_all(struct nta_cpu *c, bool mine)
  * batch for that CPU.  The caller holds @c's mark.  Returns false when no
  * batch is at hand; the free then sets the pending bit instead.
  */
-/*
- * The slot of @c's open batch for @owner, else a free slot, else the slot
- * whose batch is published to make room.
- */
-static unsigned int nta_rb_slot(const struct nta_cpu *c, unsigned int owner)
-{
-	unsigned int slot = owner % NTA_RB_SLOTS, free = NTA_RB_SLOTS;
-
-	/* Where it usually is: a single compare on the free path. */
-	if (c->rb_open[slot] && c->rb_open[slot]->owner == owner)
-		return slot;
-	for (slot = 0; slot < NTA_RB_SLOTS; slot++) {
-		if (!c->rb_open[slot])
-			free = min(free, slot);
-		else if (c->rb_open[slot]->owner == owner)
-			return slot;
-	}
-	return free < NTA_RB_SLOTS ? free : owner % NTA_RB_SLOTS;
-}
-
-static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
-			unsigned int size, enum nta_bad_free *why)
+static bool nta_batch_free(struct nta_cpu *c, struct nta_block *blk,
+			   void *ptr, unsigned int size,
+			   enum nta_bad_free *why)
 {
 	unsigned int owner = blk->pool->id, unit = nta_unit_of(blk, ptr);
-	unsigned int slot = nta_rb_slot(c, owner);
-	struct nta_rbatch *b = c->rb_open[slot];
+	unsigned int slot = nta_batch_slot(c, owner);
+	struct nta_batch *b = c->batch_open[slot];
 
 	/* The same checks as nta_remote_free(), and nothing written. */
 	*why = nta_check_object(blk, ptr, size);
@@ -180,17 +182,17 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 		return true;
 	if (unlikely(!b || b->owner != owner)) {
 		if (b)
-			nta_rb_publish(c, true, slot);
-		b = nta_rb_take(c);
+			nta_batch_publish(c, true, slot);
+		b = nta_batch_take(c);
 		if (unlikely(!b))
 			return false;
 		b->owner = owner;
 		b->nr = 0;
-		c->rb_open[slot] = b;
-		if (!timer_pending(&c->rb_timer)) {
+		c->batch_open[slot] = b;
+		if (!timer_pending(&c->batch_timer)) {
 			nta_count(c, true, NTA_CTR(remote_atomics), 1);
-			mod_timer(&c->rb_timer,
-				  jiffies + READ_ONCE(nta_rb_delay));
+			mod_timer(&c->batch_timer,
+				  jiffies + READ_ONCE(nta_batch_delay));
 		}
 	}
 	/* Poisoned before the owner can hand it out again. */
@@ -198,8 +200,8 @@ static bool nta_rb_free(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 	b->gen[b->nr] = nta_gen(blk, unit);
 	b->units[b->nr] = nta_size_to_units(size);
 	b->obj[b->nr] = ptr;
-	if (++b->nr == NTA_RB_MAX)
-		nta_rb_publish(c, true, slot);
+	if (++b->nr == NTA_BATCH_MAX)
+		nta_batch_publish(c, true, slot);
 	return true;
 }
 
@@ -223,9 +225,9 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
  * period, so the header may be read here (interrupts are off, or the
  * local lock is a spinlock that is an RCU reader on PREEMPT_RT).
  */
-static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
-				    unsigned int units, u8 gen,
-				    struct list_head *released)
+static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
+				       void *obj, unsigned int units, u8 gen,
+				       struct list_head *released)
 {
 	struct nta_block *blk = nta_block_of(obj);
 	unsigned int unit = nta_unit_of(blk, obj);
@@ -245,14 +247,13 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
 	 * local free, an object that finds its bin or the CPU's bins full is
 	 * merged on its own: a drain brings up to NTA_DRAIN_BLOCKS batches,
 	 * and emptying every bin to make room for them (nta_free_to_bin())
-	 * pushed most objects only to merge them at the next flush: 168
-	 * guest instructions per drained object in the cross-CPU benchmark
-	 * (-icount), 113 without.  A nested drain leaves the bins alone.  Wiped only now
-	 * that the owner has checked it.
+	 * would push most objects only to merge them at the next flush.  A
+	 * nested drain leaves the bins alone.
 	 */
+	/* Wiped only now that the owner has checked it. */
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
-	if (mine && nta_enabled()) {
+	if (has_mark && nta_enabled()) {
 		if (nta_bin_has_room(&c->bins, units)) {
 			nta_bin_push(c, obj, units);
 			return 1;
@@ -270,74 +271,74 @@ static unsigned int nta_rb_free_one(struct nta_cpu *c, bool mine, void *obj,
  * and send each batch home.  The caller holds @c's lock, or owns a dead
  * CPU's pool.
  */
-unsigned int nta_rb_drain(struct nta_cpu *c, bool mine,
-			  struct list_head *released)
+unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
+			     struct list_head *released)
 {
 	unsigned int n = 0, batches = 0, i, overflows = c->bins.overflows;
 	struct llist_node *pos, *next;
-	struct nta_rbatch *b;
+	struct nta_batch *b;
 
-	if (llist_empty(&c->rb_inbox))
+	if (llist_empty(&c->batch_inbox))
 		return 0;
-	pos = llist_del_all(&c->rb_inbox);
-	nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+	pos = llist_del_all(&c->batch_inbox);
+	nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
 	rcu_read_lock();
 	for (; pos; pos = next) {
 		if (batches++ == NTA_DRAIN_BLOCKS) {
-			nta_llist_requeue(pos, &c->rb_inbox);
-			nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+			nta_llist_requeue(pos, &c->batch_inbox);
+			nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
 			break;
 		}
 		next = pos->next;
-		b = llist_entry(pos, struct nta_rbatch, node);
+		b = llist_entry(pos, struct nta_batch, node);
 		for (i = 0; i < b->nr; i++)
-			n += nta_rb_free_one(c, mine, b->obj[i], b->units[i],
+			n += nta_batch_free_one(c, has_mark, b->obj[i], b->units[i],
 					     b->gen[i], released);
-		llist_add(&b->node, &per_cpu(nta_cpu, b->home).rb_returned);
-		nta_count(c, mine, NTA_CTR(remote_atomics), 1);
+		llist_add(&b->node, &per_cpu(nta_cpu, b->home).batch_returned);
+		nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
 	}
 	rcu_read_unlock();
-	if (mine && c->bins.overflows != overflows)
+	if (has_mark && c->bins.overflows != overflows)
 		nta_bins_on_overflow(c);
 	return n;
 }
 
 /*
- * NTA_RB_DELAY after a batch opened: publish what this CPU has collected.
+ * NTA_BATCH_DELAY after a batch opened: publish what this CPU has collected.
  * Pinned, so it runs here unless the CPU went down, whose batches the
  * dead-CPU callback published; a fast path it interrupts holds them.
  */
-static void nta_rb_timer_fn(struct timer_list *t)
+static void nta_batch_timer_fn(struct timer_list *t)
 {
-	struct nta_cpu *c = from_timer(c, t, rb_timer);
+	struct nta_cpu *c = from_timer(c, t, batch_timer);
 	unsigned long flags;
-	bool mine;
+	bool has_mark;
 
 	if (c != raw_cpu_ptr(&nta_cpu))
 		return;
-	c = nta_slow_lock(&flags, &mine);
-	if (mine)
-		nta_rb_publish_all(c, true);
+	c = nta_slow_lock(&flags, &has_mark);
+	if (has_mark)
+		nta_batch_publish_all(c, true);
 	else
-		mod_timer(&c->rb_timer, jiffies + 1);
-	nta_slow_unlock(c, mine, flags);
+		mod_timer(&c->batch_timer, jiffies + 1);
+	nta_slow_unlock(c, has_mark, flags);
 }
 
-void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
+void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu)
 {
 	unsigned int i;
 
 	/* @owner and @home are CPU numbers in 16 bits. */
 	BUILD_BUG_ON(CONFIG_NR_CPUS > U16_MAX);
 
-	for (i = 0; i < NTA_RB_PER_CPU; i++) {
-		c->rb_mem[i].home = cpu;
-		c->rb_mem[i].node.next = c->rb_stash;
-		c->rb_stash = &c->rb_mem[i].node;
+	for (i = 0; i < NTA_BATCHES_PER_CPU; i++) {
+		c->batch_mem[i].home = cpu;
+		c->batch_mem[i].node.next = c->batch_stash;
+		c->batch_stash = &c->batch_mem[i].node;
 	}
-	init_llist_head(&c->rb_inbox);
-	init_llist_head(&c->rb_returned);
-	timer_setup(&c->rb_timer, nta_rb_timer_fn, TIMER_PINNED);
+	init_llist_head(&c->batch_inbox);
+	init_llist_head(&c->batch_returned);
+	timer_setup(&c->batch_timer, nta_batch_timer_fn, TIMER_PINNED);
 }
 
 /*
@@ -348,7 +349,7 @@ void __init nta_rb_init(struct nta_cpu *c, unsigned int cpu)
  * NTA_KICK_BLOCKS blocks have piled up anyway; otherwise the
  * stranded-free timer is the bound.
  */
-enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
+enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 				      struct nta_block *blk, void *ptr,
 				      unsigned int size)
 {
@@ -359,8 +360,8 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
 
 	/* The owner may give the block back while we look at its header. */
 	rcu_read_lock();
-	batched = mine && READ_ONCE(nta_remote_batching) &&
-		  nta_rb_free(c, blk, ptr, size, &why);
+	batched = has_mark && READ_ONCE(nta_remote_batching) &&
+		  nta_batch_free(c, blk, ptr, size, &why);
 	if (!batched) {
 		/* Poisoned before the owner can see it pending. */
 		if (NTA_KASAN && !nta_check_object(blk, ptr, size))
@@ -370,17 +371,17 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
 	rcu_read_unlock();
 	if (unlikely(why))
 		return why;
-	nta_count(c, mine, NTA_CTR(remote_frees), 1);
-	nta_account(c, mine, size, -1);
+	nta_count(c, has_mark, NTA_CTR(remote_frees), 1);
+	nta_account(c, has_mark, size, -1);
 	if (batched)
 		return NTA_FREE_OK;
 	/* The pending bit; the block's queued flag, count and llist_add(). */
-	nta_count(c, mine, NTA_CTR(remote_atomics), queued ? 4 : 1);
+	nta_count(c, has_mark, NTA_CTR(remote_atomics), queued ? 4 : 1);
 	if (likely(!queued))
 		return NTA_FREE_OK;
 	if (queued == NTA_KICK_BLOCKS || (queued == 1 && idle_cpu(owner->id))) {
 		if (nta_kick_cpu(owner->id))
-			nta_count(c, mine, NTA_CTR(kicks), 1);
+			nta_count(c, has_mark, NTA_CTR(kicks), 1);
 	} else if (queued == 1) {
 		nta_arm_stranded(c);
 	}
@@ -393,12 +394,12 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool mine,
  */
 noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 			      void *ptr, unsigned int size,
-			      unsigned long ip, bool checked)
+			      unsigned long ip, bool mapped)
 {
 	enum nta_bad_free why = NTA_FREE_FOREIGN;
 
 	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
-	if (likely(checked || __nta_owns(ptr)))
+	if (likely(mapped || __nta_owns(ptr)))
 		why = nta_queue_for_owner(c, true, blk, ptr, size);
 	nta_fast_exit(c);
 	if (unlikely(why))
@@ -406,25 +407,24 @@ noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 }
 
 /* Every slow path drains what other CPUs queued (nta_drain_locked()). */
-noinline void __nta_drain_locked(struct nta_cpu *c, bool mine,
+noinline void __nta_drain_locked(struct nta_cpu *c, bool has_mark,
 				struct list_head *released)
 {
 	unsigned int n = nta_pool_drain(&c->pool, released);
 
-	n += nta_rb_drain(c, mine, released);
+	n += nta_batch_drain(c, has_mark, released);
 	/*
 	 * More than one drain's worth was queued: the next slow path takes
 	 * the rest, or the stranded-free timer's kick if none comes first.
-	 * Not a kick now: a self-IPI per such drain cost an owner that
-	 * allocates what another CPU frees 0.18 more interrupt-flag changes
-	 * per pair (make bench-icount, xcpu rem100%: 0.28, now 0.10).
+	 * Not a kick now: a self-IPI per such drain would cost an owner
+	 * that allocates what another CPU frees an interrupt per drain.
 	 */
 	if (unlikely(nta_has_queued(c)))
 		nta_arm_stranded(c);
 	if (!n)
 		return;
-	nta_count(c, mine, NTA_CTR(drains), 1);
-	nta_count(c, mine, NTA_CTR(frees), n);
+	nta_count(c, has_mark, NTA_CTR(drains), 1);
+	nta_count(c, has_mark, NTA_CTR(frees), n);
 }
 
 /*

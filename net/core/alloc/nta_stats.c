@@ -95,7 +95,7 @@ static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 			continue;
 		st->inuse_objects += n;
 		st->reserved_bytes += n * u * NTA_UNIT;
-		if (IS_ENABLED(CONFIG_NTA_STATS))
+		if (IS_ENABLED(CONFIG_NTA_KMALLOC_MODEL))
 			st->kmalloc_bytes += n * nta_kmalloc_of_units(u);
 	}
 }

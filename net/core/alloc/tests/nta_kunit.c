@@ -257,12 +257,12 @@ static bool nta_tremote_empty(unsigned int cpu)
 /* nta: the per-CPU allocator                                             */
 
 /*
- * Booted with nta_fail_init=map|dead|online (with "online", the last CPU's
+ * Booted with nta.fail_init=map|dead|online (with "online", the last CPU's
  * online callback fails after the others took their reserves, which the
  * unwind gave back: the returns counter shows it): initialisation was
  * undone.  No block map,
  * no block in any CPU's pool, NTA off for good (the switch says -ENODEV),
- * and skb heads come from kmalloc.  Skipped without nta_fail_init=.
+ * and skb heads come from kmalloc.  Skipped without nta.fail_init=.
  */
 static void nta_init_unwind(struct kunit *test)
 {
@@ -270,7 +270,7 @@ static void nta_init_unwind(struct kunit *test)
 	unsigned int cpu;
 
 	if (!nta_fail_init)
-		kunit_skip(test, "boot with nta_fail_init=map|dead|online to run");
+		kunit_skip(test, "boot with nta.fail_init=map|dead|online to run");
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(nta_ready));
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
 	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_block_map_bits), 0);
@@ -375,7 +375,7 @@ static void nta_alloc_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, inuse_objects), 1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, requested_bytes), size);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, reserved_bytes), rsize);
-	if (IS_ENABLED(CONFIG_NTA_STATS))
+	if (IS_ENABLED(CONFIG_NTA_KMALLOC_MODEL))
 		KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, kmalloc_bytes),
 				nta_tmainline_size(size));
 
@@ -1232,7 +1232,7 @@ static void nta_remote_kick_threshold(struct kunit *test)
 
 static bool nta_tinbox_empty(unsigned int cpu)
 {
-	return llist_empty(&nta_tcpu(cpu)->rb_inbox);
+	return llist_empty(&nta_tcpu(cpu)->batch_inbox);
 }
 
 /* Pin the test to its CPU and find a second one; batching stays on. */
@@ -1274,7 +1274,7 @@ static unsigned int nta_tpin_one_drain(struct kunit *test, int *other)
  */
 static void nta_batch_free_drain(struct kunit *test)
 {
-	const unsigned int n = 2 * NTA_RB_MAX + 5;
+	const unsigned int n = 2 * NTA_BATCH_MAX + 5;
 	struct nta_stats s0, s1, s2;
 	unsigned int owner;
 	struct nta_tobjs *o;
@@ -1288,9 +1288,9 @@ static void nta_batch_free_drain(struct kunit *test)
 	o = nta_talloc_objs(test, n, 700);
 
 	/* One short of a full batch: nothing reaches the owner. */
-	nta_tfree_on(test, other, o, 0, NTA_RB_MAX - 1, true);
+	nta_tfree_on(test, other, o, 0, NTA_BATCH_MAX - 1, true);
 	nta_tstats(&s1);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), NTA_RB_MAX - 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), NTA_BATCH_MAX - 1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 0);
 	/*
 	 * At most the batch timer's arming, and taking back batches its
@@ -1301,12 +1301,12 @@ static void nta_batch_free_drain(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
 	/* The freer counted them gone; the owner still holds them. */
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects - s0.inuse_objects,
-			n - (NTA_RB_MAX - 1));
+			n - (NTA_BATCH_MAX - 1));
 	KUNIT_EXPECT_LT(test, nta_tfree_units(owner), free0);
 
 	/* Two batches fill up and are published; five frees stay open. */
 	nta_tstats(&s2);
-	nta_tfree_on(test, other, o, NTA_RB_MAX - 1, n, true);
+	nta_tfree_on(test, other, o, NTA_BATCH_MAX - 1, n, true);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), n);
 	/*
@@ -1378,7 +1378,7 @@ static void nta_batch_stale_double_free(struct kunit *test)
 
 static void nta_trestore_rb_delay(void *data)
 {
-	WRITE_ONCE(nta_rb_delay, (unsigned long)data);
+	WRITE_ONCE(nta_batch_delay, (unsigned long)data);
 }
 
 /*
@@ -1397,13 +1397,13 @@ static void nta_batch_timer(struct kunit *test)
 	nta_tneed_ready(test);
 	owner = nta_tpin_batched(test, &other);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_trestore_rb_delay,
-							(void *)READ_ONCE(nta_rb_delay)), 0);
+							(void *)READ_ONCE(nta_batch_delay)), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
 							(void *)READ_ONCE(nta_stranded_delay)), 0);
-	WRITE_ONCE(nta_rb_delay, msecs_to_jiffies(50));
+	WRITE_ONCE(nta_batch_delay, msecs_to_jiffies(50));
 	WRITE_ONCE(nta_stranded_delay, msecs_to_jiffies(50));
 	/* Armed for an hour by an earlier test, it would not be re-armed. */
-	timer_delete_sync(&nta_tcpu(other)->rb_timer);
+	timer_delete_sync(&nta_tcpu(other)->batch_timer);
 	o = nta_talloc_objs(test, 3, 1500);
 	nta_tstats(&s0);
 	nta_tfree_on(test, other, o, 0, 3, false);
@@ -2251,7 +2251,7 @@ static void nta_bin_caps(struct kunit *test)
  */
 static void nta_batch_drain_keeps_bins(struct kunit *test)
 {
-	const unsigned int n = 2 * NTA_RB_MAX, size = 704, other_size = 192;
+	const unsigned int n = 2 * NTA_BATCH_MAX, size = 704, other_size = 192;
 	unsigned int owner, units, other_units, cap, nr;
 	struct nta_stats s0, s1;
 	struct nta_tobjs *o, *k;
@@ -2338,7 +2338,7 @@ static const u8 *nta_tbyte_not(const void *p, size_t len, u8 c)
  */
 static void nta_remote_init_on_free(struct kunit *test)
 {
-	const unsigned int n = NTA_RB_MAX, size = 512;
+	const unsigned int n = NTA_BATCH_MAX, size = 512;
 	unsigned int units = nta_size_to_units(size), owner, i;
 	const size_t link = sizeof(void *);
 	struct nta_tobjs *o;
@@ -2420,7 +2420,7 @@ static void nta_local_init_on_free(struct kunit *test)
 static void nta_batch_drain_rest_waits(struct kunit *test)
 {
 	const unsigned int extra = 2, size = 192;
-	const unsigned int n = (NTA_DRAIN_BLOCKS + 2 * extra) * NTA_RB_MAX;
+	const unsigned int n = (NTA_DRAIN_BLOCKS + 2 * extra) * NTA_BATCH_MAX;
 	struct nta_stats s0, s1, s2, s3;
 	struct nta_tobjs *o;
 	unsigned int owner;
@@ -2431,7 +2431,7 @@ static void nta_batch_drain_rest_waits(struct kunit *test)
 	owner = nta_tpin_one_drain(test, &other);
 	o = nta_talloc_objs(test, n, size);
 	/* Whole batches only, all published; fewer than the freer has. */
-	KUNIT_ASSERT_LE(test, n / NTA_RB_MAX, NTA_RB_PER_CPU);
+	KUNIT_ASSERT_LE(test, n / NTA_BATCH_MAX, NTA_BATCHES_PER_CPU);
 	nta_tfree_on(test, other, o, 0, n, true);
 	KUNIT_ASSERT_FALSE(test, nta_tinbox_empty(owner));
 
@@ -2439,13 +2439,13 @@ static void nta_batch_drain_rest_waits(struct kunit *test)
 	nta_tslow_alloc(test, &trig[0]);
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees),
-			NTA_DRAIN_BLOCKS * NTA_RB_MAX);
+			NTA_DRAIN_BLOCKS * NTA_BATCH_MAX);
 	/* Interrupts were on again before this: no kick took the rest. */
 	KUNIT_EXPECT_FALSE(test, nta_tinbox_empty(owner));
 
 	nta_tslow_alloc(test, &trig[1]);
 	nta_tstats(&s2);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), 2 * extra * NTA_RB_MAX);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), 2 * extra * NTA_BATCH_MAX);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
 
 	/* A kick drains all that is queued, a drain per irq_work run. */
@@ -2475,7 +2475,7 @@ static void nta_batch_drain_rest_waits(struct kunit *test)
 static void nta_bins_follow_remote_load(struct kunit *test)
 {
 	unsigned int owner, units, cap, round, shift, want, nr, i, t = 0;
-	const unsigned int n = 8 * NTA_RB_MAX, size = 704;
+	const unsigned int n = 8 * NTA_BATCH_MAX, size = 704;
 	void *trig[NTA_BIN_SHIFT_MAX + 3];
 	unsigned long free0, free1;
 	struct nta_tobjs *o;

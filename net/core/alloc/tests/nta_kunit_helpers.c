@@ -169,8 +169,8 @@ int nta_tsuite_init(struct kunit_suite *suite)
 	nta_tsaved_stranded = READ_ONCE(nta_stranded_delay);
 	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
 	/* Batches are published when the tests say so, or fill up. */
-	nta_tsaved_rb_delay = READ_ONCE(nta_rb_delay);
-	WRITE_ONCE(nta_rb_delay, 3600 * HZ);
+	nta_tsaved_rb_delay = READ_ONCE(nta_batch_delay);
+	WRITE_ONCE(nta_batch_delay, 3600 * HZ);
 	return 0;
 }
 
@@ -180,7 +180,7 @@ void nta_tsuite_exit(struct kunit_suite *suite)
 
 	/* Pinned: not moved here; the next open batch arms it afresh. */
 	for_each_possible_cpu(cpu)
-		timer_delete_sync(&nta_tcpu(cpu)->rb_timer);
+		timer_delete_sync(&nta_tcpu(cpu)->batch_timer);
 	/*
 	 * What the tests left in open batches goes to its owners, and reports
 	 * recorded but not printed yet are printed, before the warning is on.
@@ -188,7 +188,7 @@ void nta_tsuite_exit(struct kunit_suite *suite)
 	nta_drain_all();
 	WRITE_ONCE(nta_warn_bad_free, nta_tsaved_warn);
 	WRITE_ONCE(nta_stranded_delay, nta_tsaved_stranded);
-	WRITE_ONCE(nta_rb_delay, nta_tsaved_rb_delay);
+	WRITE_ONCE(nta_batch_delay, nta_tsaved_rb_delay);
 	/* Timers armed for an hour here fire within the usual bound. */
 	for_each_possible_cpu(cpu)
 		if (timer_pending(&nta_tcpu(cpu)->stranded))
