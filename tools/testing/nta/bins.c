@@ -1,133 +1,108 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The model of nta.c's per-CPU bins: see bins.h for what it follows and
- * what it leaves out.
+ * One harness CPU's bins: net/core/alloc/nta_bins.h, compiled unchanged,
+ * and the kernel's glue around it; see bins.h.
  */
 #include <string.h>
 
+#include "harness.h"	/* nta_core_inline.h, with the real nta_free_units() */
+
+static void bins_merge(struct nta_pool *pool, struct nta_block *blk,
+		       unsigned int unit, unsigned int units,
+		       struct list_head *released);
+
+/*
+ * nta_bins.h merges what the bins give up with nta_free_units(): here
+ * with bins_merge(), which calls it, counts, and tells the tests.  Only
+ * for nta_bins.h, which has not been included yet (bins.h includes it
+ * again, a no-op then).
+ */
+#ifdef _NET_CORE_ALLOC_NTA_BINS_H
+#error "nta_bins.h included before its nta_free_units() is redirected"
+#endif
+#define nta_free_units bins_merge
+#include "nta_bins.h"
+#undef nta_free_units
+
 #include "bins.h"
 
-/* nta_bins_set_shift() */
-static void bins_set_shift(struct bins *b, unsigned int shift)
+/* Objects a bin holds at most at the base caps (nta_pools.c). */
+u8 nta_bin_base_cap[NTA_NR_LISTS];
+
+/*
+ * @released is always a struct bins' own: every call into nta_bins.h
+ * here passes &b->released.
+ */
+static void bins_merge(struct nta_pool *pool, struct nta_block *blk,
+		       unsigned int unit, unsigned int units,
+		       struct list_head *released)
 {
-	b->shift = shift;
-	b->limit = NTA_BINS_UNITS << shift;
+	struct bins *b = container_of(released, struct bins, released);
+	LIST_HEAD(gone);
+
+	nta_free_units(pool, blk, unit, units, &gone);
+	b->merged++;
+	if (b->merged_hook)
+		b->merged_hook(b, nta_unit_addr(blk, unit), units,
+			       !list_empty(&gone));
+	list_splice_init(&gone, released);
 }
 
+/* nta_init_bin_caps(), and the per-CPU part of nta_init(). */
 void bins_init(struct bins *b)
 {
 	unsigned int u;
 
-	memset(b, 0, offsetof(struct bins, obj));
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		b->cap0[u] = bin_cap0(u);
-	bins_set_shift(b, 0);
+		nta_bin_base_cap[u] = bin_cap0(u);
+	memset(b, 0, sizeof(*b));
+	INIT_LIST_HEAD(&b->released);
+	nta_bins_set_shift(&b->bins, 0);
 }
 
-/* A binned object's first word, as nta_bin_set_next() writes it. */
-static void bin_set_next(void *obj, const void *next)
+/* nta_bin_push() (nta_internal.h), without the decay timer. */
+static void bin_push(struct bins *b, void *obj, unsigned int units)
 {
-	*(unsigned long *)obj = (unsigned long)next ^ nta_link_key(obj);
-}
-
-static void *bin_next(const void *obj)
-{
-	return (void *)(*(const unsigned long *)obj ^ nta_link_key(obj));
-}
-
-/* nta_bin_park(): no longer live (@cls 0), not merged either. */
-void bin_push(struct bins *b, void *obj, unsigned int units)
-{
-	struct nta_block *blk = nta_block_of(obj);
-	unsigned int nr = b->nr[units];
-
-	nta_set_cls(blk, nta_unit_of(blk, obj), 0);
-	bin_set_next(obj, nr ? b->obj[units][nr - 1] : NULL);
-	b->obj[units][nr] = obj;
-	b->nr[units]++;
-	b->units += units;
+	nta_bin_park(&b->bins, obj, units);
 	b->pushes++;
 }
 
-/* nta_bin_pop(): the newest object, live again with a new generation. */
-void *bin_pop(struct bins *b, unsigned int units)
-{
-	struct nta_block *blk;
-	void *obj, *older;
-
-	if (!b->nr[units])
-		return NULL;
-	obj = b->obj[units][--b->nr[units]];
-	older = b->nr[units] ? b->obj[units][b->nr[units] - 1] : NULL;
-	/* nta.c would follow this link: it must be where the array says. */
-	EXPECT(bin_next(obj) == older, "bin %u: %p links to %p, not %p",
-	       units, obj, bin_next(obj), older);
-	b->units -= units;
-	b->pops++;
-	blk = nta_block_of(obj);
-	nta_mark_live(blk, nta_unit_of(blk, obj), units);
-	return obj;
-}
-
-/* Merge one object the bins give up, as nta_bin_trim() does. */
-static void bin_merge(struct hcpu *c, struct bins *b, void *obj,
-		      unsigned int units)
-{
-	struct nta_block *blk = nta_block_of(obj);
-	LIST_HEAD(released);
-
-	nta_free_units(&c->pool, blk, nta_unit_of(blk, obj), units, &released);
-	b->merged++;
-	if (b->merged_hook)
-		b->merged_hook(b, obj, units, !list_empty(&released));
-	h_release(c, &released);
-}
-
+/* nta_bin_trim(), as nta_bins_make_room() halves a full bin. */
 void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,
 	      unsigned int keep)
 {
-	void **bin = b->obj[units];
-	unsigned int merge = b->nr[units] - min(keep, b->nr[units]), i;
-
-	for (i = 0; i < merge; i++) {
-		b->nr[units]--;
-		b->units -= units;
-		bin_merge(c, b, bin[i], units);
-	}
-	memmove(bin, bin + merge, b->nr[units] * sizeof(*bin));
-	/* The oldest kept object ends the list, as in nta_bin_trim(). */
-	if (merge && b->nr[units])
-		bin_set_next(bin[0], NULL);
+	nta_bin_trim(&b->bins, &c->pool, units, keep, &b->released);
+	h_release(c, &b->released);
 }
 
-/* nta_bins_flush(): before the pool grows, on trim, hotplug, switch-off. */
+/* nta_bins_flush(), as the decay tick flushes idle bins. */
 void bins_flush(struct hcpu *c, struct bins *b)
 {
-	unsigned int u;
-
-	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
-		if (b->nr[u])
-			bin_trim(c, b, u, 0);
+	nta_bins_flush(&b->bins, &c->pool, &b->released);
 	b->flushes++;
+	h_release(c, &b->released);
 }
 
-/* nta_bins_flush() then nta_spares_reset(): trim, shrinker, hotplug, switch-off. */
+/* nta_drain_this_cpu() with @trim: the flush, then nta_spares_reset(). */
 void bins_reset(struct hcpu *c, struct bins *b)
 {
 	bins_flush(c, b);
-	bins_set_shift(b, 0);
-	b->overflows = 0;
+	if (b->bins.shift)
+		nta_bins_set_shift(&b->bins, 0);
+	b->bins.overflows = 0;
 }
 
 /* nta_alloc()'s fast path, then nta_alloc_locked() and its growth. */
 void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 {
-	void *obj = bin_pop(b, nta_size_to_units(size));
+	void *obj = nta_bin_pop(&b->bins, nta_size_to_units(size));
 
-	if (obj)
+	if (obj) {
+		b->pops++;
 		return obj;
+	}
 	obj = nta_pool_alloc(&c->pool, size);
-	if (!obj && b->units) {
+	if (!obj && b->bins.units) {
 		/* Binned objects may merge into a big enough chunk. */
 		bins_flush(c, b);
 		obj = nta_pool_alloc(&c->pool, size);
@@ -135,85 +110,81 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 	return obj ?: h_alloc(c, size);
 }
 
-/* nta_free() on the owner, and nta_free_to_bin() when its bin is full. */
+/* nta_free_slow()'s check on the owner, then nta_free_to_bin(). */
 enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 			    unsigned int size)
 {
 	unsigned int units = nta_size_to_units(size);
+	struct nta_block *blk = nta_block_of(obj);
 	enum nta_bad_free why;
 
-	why = nta_check_object(nta_block_of(obj), obj, size);
+	why = nta_check_object(blk, obj, size);
 	if (why)
 		return why;
-	if (b->nr[units] >= bin_cap(b, units))
-		bin_trim(c, b, units, b->nr[units] / 2);
-	/* Lengths that went out of use must not keep out current ones. */
-	if (b->units + units > b->limit)
-		bins_flush(c, b);
-	if (b->units + units <= b->limit)
+	if (nta_bins_make_room(&b->bins, &c->pool, units, &b->released))
 		bin_push(b, obj, units);
 	else	/* longer than the CPU's cap: not with 4 KiB pages */
-		bin_merge(c, b, obj, units);
+		bins_merge(&c->pool, blk, nta_unit_of(blk, obj), units,
+			   &b->released);
+	h_release(c, &b->released);
 	return NTA_FREE_OK;
 }
 
 /*
- * nta_rb_free_one(): into the bin if there is room, else merged on its
- * own, an overflow; a drain does not empty other bins to make room.
+ * nta_rb_free_one() on the owner, from the object's check on: into its
+ * bin if there is room, else merged on its own, an overflow.
  */
 enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 				    unsigned int size)
 {
 	unsigned int units = nta_size_to_units(size);
+	struct nta_block *blk = nta_block_of(obj);
 	enum nta_bad_free why;
 
-	why = nta_check_object(nta_block_of(obj), obj, size);
+	why = nta_check_object(blk, obj, size);
 	if (why)
 		return why;
-	if (bin_has_room(b, units)) {
+	if (!b->draining) {	/* nta_rb_drain()'s @overflows */
+		b->draining = true;
+		b->drain_overflows = b->bins.overflows;
+	}
+	if (nta_bin_has_room(&b->bins, units)) {
 		bin_push(b, obj, units);
 		return NTA_FREE_OK;
 	}
-	/* Merged only because the bins are full: they will grow. */
-	b->overflows++;
-	b->drain_overflows++;
-	bin_merge(c, b, obj, units);
+	b->bins.overflows++;
+	bins_merge(&c->pool, blk, nta_unit_of(blk, obj), units, &b->released);
+	h_release(c, &b->released);
 	return NTA_FREE_OK;
 }
 
-/* nta_rb_drain()'s end, and nta_bins_on_overflow(). */
+/* nta_rb_drain()'s end, and nta_bins_on_overflow() without the timer. */
 void bins_drain_end(struct bins *b)
 {
 	b->drains++;
-	if (b->drain_overflows && b->shift < NTA_BIN_SHIFT_MAX) {
-		bins_set_shift(b, b->shift + 1);
+	if (b->draining && b->bins.overflows != b->drain_overflows &&
+	    nta_bins_raise(&b->bins))
 		b->raises++;
-	}
-	b->drain_overflows = 0;
+	b->draining = false;
 }
 
-/* nta_bins_decay() */
+/* nta_decay_fn() on the owner, without its flush of idle bins. */
 bool bins_decay(struct hcpu *c, struct bins *b)
 {
-	bool lower = !b->overflows && b->shift;
-	unsigned int u;
+	unsigned int shift = b->bins.shift;
 
+	nta_bins_decay(&b->bins, &c->pool, &b->released);
+	h_release(c, &b->released);
 	b->ticks++;
-	if (lower) {
-		bins_set_shift(b, b->shift - 1);
-		b->lowerings++;
-		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->nr[u] > bin_cap(b, u))
-				bin_trim(c, b, u, bin_cap(b, u));
-		if (b->units > b->limit)
-			bins_flush(c, b);
-	}
-	b->overflows = 0;
-	return lower;
+	b->lowerings += b->bins.shift != shift;
+	return b->bins.shift != shift;
 }
 
-unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
-			   unsigned int units, const void *older)
+/* ---- checks ---- */
+
+/* One binned object, in @c's pool: parked as nta_bin_park() parks it. */
+static unsigned int bin_check_parked(const struct hcpu *c, const void *obj,
+				     unsigned int units)
 {
 	const struct nta_block *blk = nta_block_of(obj);
 	unsigned int unit = nta_unit_of(blk, obj), end = unit + units;
@@ -234,9 +205,56 @@ unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
 		       test_bit(unit, blk->pending), nta_object_units(blk, unit));
 		return 1;
 	}
-	if (bin_next(obj) != older) {
+	return 0;
+}
+
+unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
+			   unsigned int units, const void *older)
+{
+	if (bin_check_parked(c, obj, units))
+		return 1;
+	if (nta_bin_next(obj) != older) {
 		t_fail(__FILE__, __LINE__, "bin %u: %p links to %p, not %p",
-		       units, obj, bin_next(obj), older);
+		       units, obj, nta_bin_next(obj), older);
+		return 1;
+	}
+	return 0;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void * const *)a;
+	uintptr_t y = (uintptr_t)*(void * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One bin's list: @nr objects, the last linking to NULL, each in one of
+ * the pool's @nr_blocks @blocks (sorted), before the link is followed.
+ */
+static unsigned int bin_check_list(const struct hcpu *c,
+				   const struct nta_bins *nb, unsigned int u,
+				   void **blocks, unsigned int nr_blocks)
+{
+	const void *obj = nb->bin[u];
+	unsigned int i;
+
+	for (i = 0; obj && i < nb->nr[u]; i++, obj = nta_bin_next(obj)) {
+		void *blk = nta_block_of(obj);
+
+		if (!bsearch(&blk, blocks, nr_blocks, sizeof(*blocks), ptr_cmp)) {
+			t_fail(__FILE__, __LINE__,
+			       "bin %u: object %u of %u, %p, is in no block of the pool",
+			       u, i + 1, nb->nr[u], obj);
+			return 1;
+		}
+		if (bin_check_parked(c, obj, u))
+			return 1;
+	}
+	if (i != nb->nr[u] || obj) {
+		t_fail(__FILE__, __LINE__, "bin %u: %s after %u objects, nr %u",
+		       u, obj ? "no end" : "the end", i, nb->nr[u]);
 		return 1;
 	}
 	return 0;
@@ -244,31 +262,39 @@ unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
 
 unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 {
-	unsigned int u, i, errors = 0;
+	const struct nta_bins *nb = &b->bins;
+	unsigned int u, i = 0, errors = 0;
 	unsigned long units = 0;
+	struct nta_block *blk;
+	void **blocks;
 
-	if (b->shift > NTA_BIN_SHIFT_MAX ||
-	    b->limit != (unsigned int)NTA_BINS_UNITS << b->shift) {
+	if (nb->shift > NTA_BIN_SHIFT_MAX ||
+	    nb->limit != (unsigned int)NTA_BINS_UNITS << nb->shift) {
 		t_fail(__FILE__, __LINE__, "bins at shift %u (max %u), limit %u",
-		       b->shift, NTA_BIN_SHIFT_MAX, b->limit);
+		       nb->shift, NTA_BIN_SHIFT_MAX, nb->limit);
 		return 1;
 	}
+	blocks = malloc((c->pool.nr_blocks + 1) * sizeof(*blocks));
+	list_for_each_entry(blk, &c->pool.blocks, link)
+		if (i < c->pool.nr_blocks)
+			blocks[i++] = blk;
+	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
-		if (b->nr[u] > bin_cap(b, u) || b->cap0[u] != bin_cap0(u)) {
+		if (nb->cap[u] != bin_cap0(u) << nb->shift ||
+		    nb->nr[u] > nb->cap[u]) {
 			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u (%u << %u)",
-			       u, b->nr[u], bin_cap(b, u), b->cap0[u], b->shift);
+			       u, nb->nr[u], nb->cap[u], bin_cap0(u), nb->shift);
 			errors++;
 			continue;
 		}
-		for (i = 0; i < b->nr[u] && errors < 5; i++)
-			errors += bin_check_obj(c, b->obj[u][i], u,
-						i ? b->obj[u][i - 1] : NULL);
-		units += (unsigned long)b->nr[u] * u;
+		errors += bin_check_list(c, nb, u, blocks, i);
+		units += (unsigned long)nb->nr[u] * u;
 	}
-	if (!errors && (units != b->units || b->units > b->limit)) {
+	free(blocks);
+	if (!errors && (units != nb->units || nb->units > nb->limit)) {
 		t_fail(__FILE__, __LINE__,
 		       "bins hold %lu units, count %u, limit %u", units,
-		       b->units, b->limit);
+		       nb->units, nb->limit);
 		errors++;
 	}
 	return errors;

@@ -20,43 +20,43 @@
  * the shrinker would, after which no wholly free block is left above the
  * reserve; the shadow hook checks every block given back has no object.
  *
- * model_bins runs the same stream through the model of nta.c's bins
- * (bins.c), as nta_alloc() and nta_free() would: a unit is then owned by
- * a live object, by an object parked in a bin (SH_BINNED: its serial
- * kept, still allocated in the core but with length byte 0), or by a
- * free chunk.  About a fifth of the frees come as if drained from another
- * CPU's batches, in drains of 1 to 32 frees closed by bins_drain_end()
- * (push if room, else merge: an overflow); the bins report every object
- * they merge, which must have been binned and must now be one merged
- * chunk.  After every free: the object is parked or merged, and its bin
- * and the bins' units are what nta_free_to_bin() (halve a full bin, flush
- * above the limit) or nta_rb_free_one() (park if room) make of them, with
- * the caps at the current shift worked out by the test itself.  After
- * every drain: the shift went up by one (to at most NTA_BIN_SHIFT_MAX)
- * if and only if a free in it overflowed.  After every operation: an
- * object the bins hand out was binned, whole, and is live again; one they
- * park is on top of the bin of its length and parked in the core; the
- * shift is at most NTA_BIN_SHIFT_MAX, every bin within its cap at that
+ * model_bins runs the same stream through the kernel's bins (nta_bins.h,
+ * by bins.c), as nta_alloc() and nta_free() would: a unit is then owned by
+ * a live object, by an object parked in a bin (SH_BINNED: its serial kept,
+ * still allocated in the core but with length byte 0), or by a free
+ * chunk.  About a fifth of the frees come as if drained from another CPU's
+ * batches, in drains of 1 to 32 frees closed by bins_drain_end() (push if
+ * room, else merge: an overflow); the bins report every object they merge,
+ * which must have been binned and must now be one merged chunk.  After
+ * every free: the object is parked or merged, and its bin and the bins'
+ * units are what nta_free_to_bin() (halve a full bin, flush above the
+ * limit) or nta_rb_free_one() (park if room) make of them, with the caps
+ * at the current shift worked out by the test itself.  After every drain:
+ * the shift went up by one (to at most NTA_BIN_SHIFT_MAX) if and only if a
+ * free in it overflowed.  After every operation: an object the bins hand
+ * out was binned, whole, and is live again; one they park is on top of the
+ * bin of its length, parked in the core and linked to the object below it;
+ * the shift is at most NTA_BIN_SHIFT_MAX, every bin within its cap at that
  * shift and the bins within their limit; the bins' counts agree with the
- * shadow's; the pool grew only with the bins empty.  Randomly
- * interleaved: a flush as trim, the shrinker, hotplug and switching off
- * do (bins_reset()), after which every bin is empty, the shift is 0 and
- * the pool passes h_check_pool() with only the live objects in it; a
- * halving of one bin (what a free into a full bin does), which must keep
- * its newer half; and a decay tick (bins_decay()), which with no overflow
- * since the last tick must lower the shift by one, leave every bin at
- * most its lowered cap, keeping its newest objects, and merge all of them
- * if they were still above the lowered limit, and otherwise change
- * nothing.  The trims every 4096 operations flush first and reset the
- * shift, as nta_trim_local() does; when no object is live, the bins are
- * flushed (as their idle decay would, leaving the shift alone) and the
- * pool must be back at its reserve exactly as without bins.  Not
+ * shadow's; the pool grew only with the bins empty.  Randomly interleaved:
+ * a flush as trim, the shrinker, hotplug and switching off do
+ * (bins_reset()), after which every bin is empty, the shift is 0 and the
+ * pool passes h_check_pool() with only the live objects in it; a halving
+ * of one bin (what a free into a full bin does), which must keep its newer
+ * half; and a decay tick (bins_decay()), which with no overflow since the
+ * last tick must lower the shift by one, leave every bin at most its
+ * lowered cap, keeping its newest objects, and merge all of them if they
+ * were still above the lowered limit, and otherwise change nothing.  The
+ * trims every 4096 operations flush first and reset the shift, as
+ * nta_drain_this_cpu() does when it trims; when no object is live, the
+ * bins are flushed (as their idle decay would, leaving the shift alone)
+ * and the pool must be back at its reserve exactly as without bins.  Not
  * vacuous: with 10^5 operations or more the shift must have risen and a
  * decay must have lowered it and merged objects, with 10^6 or more (the
  * defaults) it must have reached NTA_BIN_SHIFT_MAX.  The full check adds:
- * every binned object is on exactly one bin list, of its length, and
- * every object on a list is binned (bins_check(): parked in the core,
- * linked as nta.c links it).
+ * every binned object is on exactly one bin list, of its length, and every
+ * object on a list is binned (bins_check(): each bin's list as long as its
+ * count, every object on it parked in the core).
  */
 #include "bins.h"
 
@@ -229,18 +229,28 @@ static bool tag_ok(const struct obj *o)
 	return p[o->size - 1] == ((unsigned char)(o->serial >> 3) ^ 0x5a);
 }
 
+/* The @i-th newest object of the bin of @units units (0: its top), or NULL. */
+static void *bin_nth(const struct bins *b, unsigned int units, unsigned int i)
+{
+	void *obj = b->bins.bin[units];
+
+	while (obj && i--)
+		obj = nta_bin_next(obj);
+	return obj;
+}
+
 /* The bins' counts against the shadow's, and their caps. */
 static void model_bins_counts(struct model *m, unsigned int units)
 {
 	const struct bins *b = m->b;
 
-	if (b->units == m->binned_units && b->units <= b->limit &&
-	    b->nr[units] <= bin_cap(b, units))
+	if (b->bins.units == m->binned_units && b->bins.units <= b->bins.limit &&
+	    b->bins.nr[units] <= b->bins.cap[units])
 		return;
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins hold %u units (shadow %lu, limit %u), bin %u %u objects (cap %u)",
-	       m->op, b->units, m->binned_units, b->limit,
-	       units, b->nr[units], bin_cap(b, units));
+	       m->op, b->bins.units, m->binned_units, b->bins.limit,
+	       units, b->bins.nr[units], b->bins.cap[units]);
 	m->errors++;
 }
 
@@ -352,10 +362,11 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	struct nta_block *blk = nta_block_of(o->p);
 	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
 	const struct bins *b = m->b;
-	/* What the bins may hold now, worked out apart from bins.h. */
-	unsigned int cap = bin_cap0(units) << b->shift, nr0 = b->nr[units];
-	unsigned int limit = NTA_BINS_UNITS << b->shift, units0 = b->units;
+	/* What the bins may hold now, worked out apart from nta_bins.h. */
+	unsigned int cap = bin_cap0(units) << b->bins.shift, nr0 = b->bins.nr[units];
+	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = b->bins.units;
 	unsigned int want_nr, want_units;
+	void *top0 = b->bins.bin[units];
 	bool parked, want_parked = true;
 	enum nta_bad_free why;
 	struct shadow *s;
@@ -372,21 +383,8 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		       m->op, o->p, o->size, nta_bad_free_reason(why));
 		m->errors++;
 	}
-	/* Parked: on top of its bin and in the core; else merged already. */
 	s = sh_find(blk);
 	parked = s && s->owner[unit];
-	if (parked) {
-		unsigned int nr = b->nr[units];
-
-		if (!nr || b->obj[units][nr - 1] != o->p) {
-			t_fail(__FILE__, __LINE__, "op %lu: binned %p not on top of bin %u",
-			       m->op, o->p, units);
-			m->errors++;
-		} else {
-			m->errors += bin_check_obj(m->c, o->p, units,
-						   nr > 1 ? b->obj[units][nr - 2] : NULL);
-		}
-	}
 	model_bins_counts(m, units);
 	if (drained) {
 		/* nta_rb_free_one(): parked if its bin and the bins have room. */
@@ -402,12 +400,26 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		want_nr++;
 		want_units += units;
 	}
-	if (parked != want_parked || b->nr[units] != want_nr ||
-	    b->units != want_units) {
+	/*
+	 * Parked: on top of its bin and in the core, linked to the bin's
+	 * previous top if that was kept; else merged already.
+	 */
+	if (parked) {
+		if (b->bins.bin[units] != o->p) {
+			t_fail(__FILE__, __LINE__, "op %lu: binned %p not on top of bin %u",
+			       m->op, o->p, units);
+			m->errors++;
+		} else {
+			m->errors += bin_check_obj(m->c, o->p, units,
+						   want_nr > 1 ? top0 : NULL);
+		}
+	}
+	if (parked != want_parked || b->bins.nr[units] != want_nr ||
+	    b->bins.units != want_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u), bins %u -> %u units (want %u, limit %u), %s",
-		       m->op, drained ? "drained" : "owner's", units, b->shift,
-		       nr0, b->nr[units], want_nr, cap, units0, b->units,
+		       m->op, drained ? "drained" : "owner's", units, b->bins.shift,
+		       nr0, b->bins.nr[units], want_nr, cap, units0, b->bins.units,
 		       want_units, limit, parked ? "parked" : "merged");
 		m->errors++;
 	}
@@ -466,8 +478,8 @@ static bool model_free(struct model *m, bool drained)
 static void model_drain(struct model *m)
 {
 	struct bins *b = m->b;
-	unsigned int n = rng_range(&m->r, 1, 32), shift = b->shift, want;
-	unsigned int overflows = b->overflows, merged = 0, i;
+	unsigned int n = rng_range(&m->r, 1, 32), shift = b->bins.shift, want;
+	unsigned int overflows = b->bins.overflows, merged = 0, i;
 
 	for (i = 0; i < n && m->nlive && !m->errors; i++)
 		merged += model_free(m, true);
@@ -477,12 +489,12 @@ static void model_drain(struct model *m)
 	m->overflowed += !!merged;
 	want = merged && shift < NTA_BIN_SHIFT_MAX ? shift + 1 : shift;
 	m->raises += want > shift;
-	if (b->shift != want || b->overflows - overflows != merged ||
-	    b->limit != (unsigned int)NTA_BINS_UNITS << want) {
+	if (b->bins.shift != want || b->bins.overflows - overflows != merged ||
+	    b->bins.limit != (unsigned int)NTA_BINS_UNITS << want) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: drain of %u with %u merged: shift %u -> %u (want %u), overflows %u -> %u, limit %u",
-		       m->op, i, merged, shift, b->shift, want, overflows,
-		       b->overflows, b->limit);
+		       m->op, i, merged, shift, b->bins.shift, want, overflows,
+		       b->bins.overflows, b->bins.limit);
 		m->errors++;
 	}
 }
@@ -498,18 +510,18 @@ static void model_drain(struct model *m)
 static void model_decay(struct model *m)
 {
 	struct bins *b = m->b;
-	unsigned int shift = b->shift, want, u, keep[NTA_NR_LISTS];
+	unsigned int shift = b->bins.shift, want, u, keep[NTA_NR_LISTS];
 	void *newest[NTA_NR_LISTS], *oldest[NTA_NR_LISTS];
 	unsigned long merged = b->merged, units = 0;
 	bool lowered, flush;
 
 	want = !m->tick_overflows && shift ? shift - 1 : shift;
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->nr[u];
+		unsigned int nr = b->bins.nr[u];
 
 		keep[u] = min(nr, bin_cap0(u) << want);
-		newest[u] = keep[u] ? b->obj[u][nr - 1] : NULL;
-		oldest[u] = keep[u] ? b->obj[u][nr - keep[u]] : NULL;
+		newest[u] = keep[u] ? b->bins.bin[u] : NULL;
+		oldest[u] = keep[u] ? bin_nth(b, u, keep[u] - 1) : NULL;
 		units += (unsigned long)keep[u] * u;
 	}
 	flush = units > ((unsigned long)NTA_BINS_UNITS << want);
@@ -519,29 +531,32 @@ static void model_decay(struct model *m)
 	m->decay_merged += b->merged - merged;
 	m->decay_flushes += flush;
 	m->tick_overflows = 0;
-	if (lowered != (want != shift) || b->shift != want || b->overflows ||
-	    b->limit != (unsigned int)NTA_BINS_UNITS << want ||
-	    b->units > b->limit) {
+	if (lowered != (want != shift) || b->bins.shift != want || b->bins.overflows ||
+	    b->bins.limit != (unsigned int)NTA_BINS_UNITS << want ||
+	    b->bins.units > b->bins.limit) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: decay from shift %u: shift %u (want %u), lowered %d, overflows %u, %u units, limit %u",
-		       m->op, shift, b->shift, want, lowered, b->overflows,
-		       b->units, b->limit);
+		       m->op, shift, b->bins.shift, want, lowered, b->bins.overflows,
+		       b->bins.units, b->bins.limit);
 		m->errors++;
 		return;
 	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->nr[u], exp = flush ? 0 : keep[u];
+		unsigned int nr = b->bins.nr[u], exp = flush ? 0 : keep[u];
+		void *top = b->bins.bin[u];
+		/* The oldest kept, and the list ends after it. */
+		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
+		bool last_ok = last && last == oldest[u] && !nta_bin_next(last);
 
 		if (nr <= bin_cap0(u) << want && nr == exp &&
-		    (!nr || (b->obj[u][nr - 1] == newest[u] &&
-			     b->obj[u][0] == oldest[u])))
+		    (!nr || (top == newest[u] && last_ok)))
 			continue;
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: decay to shift %u left bin %u with %u (cap %u, want %u%s), newest %s, oldest kept %s",
 		       m->op, want, u, nr, bin_cap0(u) << want, exp,
 		       flush ? ", flushed" : "",
-		       nr && b->obj[u][nr - 1] == newest[u] ? "ok" : "wrong",
-		       nr && b->obj[u][0] == oldest[u] ? "ok" : "wrong");
+		       nr && top == newest[u] ? "ok" : "wrong",
+		       nr && last_ok ? "ok" : "wrong");
 		m->errors++;
 		return;
 	}
@@ -557,14 +572,14 @@ static void model_bins_caps(struct model *m)
 	const struct bins *b = m->b;
 	unsigned int u;
 
-	if (b->shift <= NTA_BIN_SHIFT_MAX &&
-	    b->limit == (unsigned int)NTA_BINS_UNITS << b->shift &&
-	    b->units <= b->limit && b->units == m->binned_units) {
+	if (b->bins.shift <= NTA_BIN_SHIFT_MAX &&
+	    b->bins.limit == (unsigned int)NTA_BINS_UNITS << b->bins.shift &&
+	    b->bins.units <= b->bins.limit && b->bins.units == m->binned_units) {
 		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->nr[u] > bin_cap0(u) << b->shift)
+			if (b->bins.nr[u] > bin_cap0(u) << b->bins.shift)
 				break;
 		if (u == NTA_NR_LISTS) {
-			m->at_shift[b->shift]++;
+			m->at_shift[b->bins.shift]++;
 			return;
 		}
 	} else {
@@ -572,9 +587,9 @@ static void model_bins_caps(struct model *m)
 	}
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
-	       m->op, b->shift, NTA_BIN_SHIFT_MAX, b->limit, b->units,
-	       m->binned_units, u, u ? b->nr[u] : 0,
-	       u ? bin_cap0(u) << b->shift : 0);
+	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.units,
+	       m->binned_units, u, u ? b->bins.nr[u] : 0,
+	       u ? bin_cap0(u) << b->bins.shift : 0);
 	m->errors++;
 }
 
@@ -595,20 +610,20 @@ static void model_flush(struct model *m, bool full, bool reset)
 	m->flushes++;
 	if (reset) {
 		m->tick_overflows = 0;
-		if (m->b->shift || m->b->overflows ||
-		    m->b->limit != NTA_BINS_UNITS) {
+		if (m->b->bins.shift || m->b->bins.overflows ||
+		    m->b->bins.limit != NTA_BINS_UNITS) {
 			t_fail(__FILE__, __LINE__,
 			       "op %lu: after a reset the bins are at shift %u, overflows %u, limit %u",
-			       m->op, m->b->shift, m->b->overflows, m->b->limit);
+			       m->op, m->b->bins.shift, m->b->bins.overflows, m->b->bins.limit);
 			m->errors++;
 		}
 	}
-	for (u = 1; u < NTA_NR_LISTS && !m->b->nr[u]; u++)
+	for (u = 1; u < NTA_NR_LISTS && !m->b->bins.nr[u]; u++)
 		;
-	if (u < NTA_NR_LISTS || m->b->units || m->binned || m->binned_units) {
+	if (u < NTA_NR_LISTS || m->b->bins.units || m->binned || m->binned_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: after a flush bin %u holds %u, bins %u units, shadow %lu objects of %lu units",
-		       m->op, u, u < NTA_NR_LISTS ? m->b->nr[u] : 0, m->b->units,
+		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.nr[u] : 0, m->b->bins.units,
 		       m->binned, m->binned_units);
 		m->errors++;
 	}
@@ -627,18 +642,18 @@ static void model_flush(struct model *m, bool full, bool reset)
 static void model_halve(struct model *m, unsigned int units)
 {
 	struct bins *b = m->b;
-	unsigned int nr = b->nr[units], keep = nr / 2;
-	void *newest = nr ? b->obj[units][nr - 1] : NULL;
+	unsigned int nr = b->bins.nr[units], keep = nr / 2;
+	void *newest = b->bins.bin[units];
 	unsigned long merged = b->merged;
 
 	bin_trim(m->c, b, units, keep);
 	m->halvings++;
-	if (b->nr[units] != keep || b->merged - merged != nr - keep ||
-	    (keep && b->obj[units][keep - 1] != newest)) {
+	if (b->bins.nr[units] != keep || b->merged - merged != nr - keep ||
+	    (keep && b->bins.bin[units] != newest)) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: halving bin %u of %u left %u, merged %lu, newest %s",
-		       m->op, units, nr, b->nr[units], b->merged - merged,
-		       keep && b->obj[units][keep - 1] != newest ? "lost" : "kept");
+		       m->op, units, nr, b->bins.nr[units], b->merged - merged,
+		       keep && b->bins.bin[units] != newest ? "lost" : "kept");
 		m->errors++;
 	}
 	model_bins_counts(m, units);
@@ -693,8 +708,10 @@ static unsigned long model_bin_lists(struct model *m)
 	unsigned int u, i;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		for (i = 0; i < b->nr[u]; i++) {
-			void *obj = b->obj[u][i];
+		void *obj = b->bins.bin[u];
+
+		/* At most nr objects: bins_check() holds the list to nr. */
+		for (i = 0; obj && i < b->bins.nr[u]; i++) {
 			struct shadow *s = sh_find(nta_block_of(obj));
 			unsigned int unit = h_unit(obj);
 			u32 owner = s ? s->owner[unit] : 0;
@@ -703,12 +720,17 @@ static unsigned long model_bin_lists(struct model *m)
 			if (s && (owner & SH_BINNED) && !(owner & SH_SEEN) &&
 			    sh_object_is(s, unit, u, owner)) {
 				s->owner[unit] |= SH_SEEN;
+				obj = nta_bin_next(obj);
 				continue;
 			}
 			if (m->errors++ < 5)
 				t_fail(__FILE__, __LINE__,
 				       "bin %u: %p has shadow owner %#x: not a binned object of %u units, or listed twice",
 				       u, obj, owner, u);
+			/* Its link is not followed: it may be no object at all. */
+			if (!s)
+				break;
+			obj = nta_bin_next(obj);
 		}
 	}
 	return listed;
