@@ -131,7 +131,7 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 }
 
 /*
- * nta_rb_free_one() on the owner, from the object's check on: into its
+ * nta_batch_free_one() on the owner, from the object's check on: into its
  * bin if there is room, else merged on its own, an overflow.
  */
 enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
@@ -144,7 +144,7 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 	why = nta_check_object(blk, obj, size);
 	if (why)
 		return why;
-	if (!b->draining) {	/* nta_rb_drain()'s @overflows */
+	if (!b->draining) {	/* nta_batch_drain()'s @overflows */
 		b->draining = true;
 		b->drain_overflows = b->bins.overflows;
 	}
@@ -158,7 +158,7 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 	return NTA_FREE_OK;
 }
 
-/* nta_rb_drain()'s end, and nta_bins_on_overflow() without the timer. */
+/* nta_batch_drain()'s end, and nta_bins_on_overflow() without the timer. */
 void bins_drain_end(struct bins *b)
 {
 	b->drains++;

@@ -10,7 +10,7 @@
  * fast-path mark, the decay timer (the tests call bins_decay() for a
  * tick) and its flush of idle bins (the tests call bins_flush()), frees
  * from another CPU before they reach the owner (batches, the pending bit:
- * bins_free_drained() starts where nta_rb_free_one() does, with the
+ * bins_free_drained() starts where nta_batch_free_one() does, with the
  * object checked), NTA switched off, a drain nested in the fast path or
  * off the owner, and init_on_free.
  */
@@ -27,7 +27,7 @@ struct bins {
 	 * end (h_release()), as the kernel's callers' @released.
 	 */
 	struct list_head released;
-	/* In a drain: @bins.overflows when it began (nta_rb_drain()). */
+	/* In a drain: @bins.overflows when it began (nta_batch_drain()). */
 	bool draining;
 	unsigned int drain_overflows;
 	/*
@@ -59,7 +59,7 @@ void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,
 void bins_flush(struct hcpu *c, struct bins *b);
 /* The flush of trim, shrinker, hotplug, switch-off: also @shift back to 0. */
 void bins_reset(struct hcpu *c, struct bins *b);
-/* The end of one nta_rb_drain(): an overflow in it raises @shift. */
+/* The end of one nta_batch_drain(): an overflow in it raises @shift. */
 void bins_drain_end(struct bins *b);
 /* One decay tick; true if it lowered @shift. */
 bool bins_decay(struct hcpu *c, struct bins *b);
@@ -68,7 +68,7 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size);
 enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 			    unsigned int size);
 /*
- * The owner frees an object another CPU freed (nta_rb_free_one()), as
+ * The owner frees an object another CPU freed (nta_batch_free_one()), as
  * part of a drain that bins_drain_end() closes.
  */
 enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,

@@ -248,7 +248,7 @@ unsigned int h_drain(struct hcpu *c)
 	return n;
 }
 
-/* Drain until nothing is queued, as nta.c's kick goes on after a bounded drain. */
+/* Drain until nothing is queued, as nta_kick_fn() goes on after a bounded drain. */
 unsigned int h_drain_all(struct hcpu *c)
 {
 	unsigned int n = 0;
@@ -270,7 +270,7 @@ unsigned int h_trim(struct hcpu *c)
 	return n;
 }
 
-/* As nta.c does on every call: a drain costs one load when nothing is queued. */
+/* As nta_drain_locked() does on every slow path: a drain costs one load when nothing is queued. */
 static inline void h_drain_if_queued(struct hcpu *c)
 {
 	if (unlikely(!llist_empty(&c->pool.remote)))

@@ -3,8 +3,9 @@
  * NTA userspace harness: the embedder side of net/core/alloc/nta_core.c.
  *
  * The core is compiled unchanged against the shims in linux/ and asm/.
- * This file plays nta.c's part: "CPUs" are struct hcpu, each owning one
- * pool that only its thread touches (tests are single threaded unless they
+ * This file plays the per-CPU allocator's part (nta_pools.c,
+ * nta_remote.c): "CPUs" are struct hcpu, each owning one pool that only
+ * its thread touches (tests are single threaded unless they
  * say otherwise), blocks come from aligned_alloc(), blocks the core
  * releases go back to free().  h_free() decides like nta_free(): on the
  * owner, nta_check_free() (the full check, owner only) then merge; on any
@@ -136,7 +137,7 @@ enum nta_bad_free h_free(struct hcpu *c, void *ptr, unsigned int size);
 /*
  * An RCU read-side section for remote freers, keyed by the freeing
  * thread's hcpu: h_release() frees a block only after every thread that
- * was inside one when it started has left it, as nta.c's call_rcu() does.
+ * was inside one when it started has left it, as nta_release_block()'s call_rcu() does.
  */
 static inline void h_rcu_enter(struct hcpu *c)
 {
@@ -151,7 +152,7 @@ static inline void h_rcu_exit(struct hcpu *c)
 unsigned int h_drain(struct hcpu *c);
 unsigned int h_drain_all(struct hcpu *c);
 /*
- * What nta.c's kick handler does when asked to trim (shrinker,
+ * What nta_kick_fn() does when asked to trim (shrinker,
  * nta_drain_all()): drain, then nta_pool_trim(); returns blocks given back.
  */
 unsigned int h_trim(struct hcpu *c);

@@ -30,7 +30,7 @@
  * which must have been binned and must now be one merged chunk.  After
  * every free: the object is parked or merged, and its bin and the bins'
  * units are what nta_free_to_bin() (halve a full bin, flush above the
- * limit) or nta_rb_free_one() (park if room) make of them, with the caps
+ * limit) or nta_batch_free_one() (park if room) make of them, with the caps
  * at the current shift worked out by the test itself.  After every drain:
  * the shift went up by one (to at most NTA_BIN_SHIFT_MAX) if and only if a
  * free in it overflowed.  After every operation: an object the bins hand
@@ -387,7 +387,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	parked = s && s->owner[unit];
 	model_bins_counts(m, units);
 	if (drained) {
-		/* nta_rb_free_one(): parked if its bin and the bins have room. */
+		/* nta_batch_free_one(): parked if its bin and the bins have room. */
 		want_parked = nr0 < cap && units0 + units <= limit;
 		want_nr = nr0 + want_parked;
 		want_units = units0 + (want_parked ? units : 0);
@@ -470,7 +470,7 @@ static bool model_free(struct model *m, bool drained)
 }
 
 /*
- * One nta_rb_drain() on the owner: a run of drained frees, then
+ * One nta_batch_drain() on the owner: a run of drained frees, then
  * bins_drain_end().  Overflows by the shadow's account (drained objects
  * merged at once) must be the bins', and a drain with any raises the
  * shift by one, up to NTA_BIN_SHIFT_MAX; without, it stays.

@@ -662,7 +662,7 @@ static void test_remote_drain(void)
 		EXPECT(nta_check_free(nta_block_of(p[0]), p[i], RSIZE(i)) ==
 		       NTA_FREE_NOT_ALLOCATED, "gone %u", i);
 
-	/* One object per block: nta.c kicks when the threshold-th is queued. */
+	/* One object per block: nta_queue_for_owner() kicks when the threshold-th is queued. */
 	for (i = 0; i < RBLOCKS; i++) {
 		p[i] = h_alloc(c, NTA_MAX_SIZE);
 		ASSERT(p[i], "alloc block %u", i);
