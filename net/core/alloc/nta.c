@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NTA per-CPU allocator: nta_alloc(), nta_free() and nta_free_trusted(),
- * fast path first, then the slow paths into the pool.
+ * each after the slow paths it falls back to.
  *
  * An allocation takes the most recently freed object of its length from
  * this CPU's bins (nta_bins.h) under the fast-path mark, with no

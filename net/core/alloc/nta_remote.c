@@ -21,6 +21,23 @@
  * gives back.  Pools of offline CPUs are drained, and give back every
  * wholly free block, reserve included, in the hotplug callback and,
  * afterwards, in a work item.
+ *
+ * The queues, who fills them and who empties them:
+ *
+ * queue                      producers                 consumer
+ * owner's pool.remote        any CPU without a batch   the owner, under its
+ *  (blocks, pending bits)    at hand, any context      lock (a slow path, the
+ *                            but NMI                   kick, the shrinker)
+ * owner's batch_inbox        a freeing CPU under its   the owner, under its
+ *  (full or timed batches)   mark, its batch_timer,    lock, as above
+ *                            the dead-CPU callback
+ * home CPU's batch_returned  owners that drained the   the home CPU, under
+ *  (drained batches)         batch, under their lock   its mark
+ * batch_open[], batch_stash  the home CPU, under its mark only
+ *
+ * The three lists are llists: many producers, one consumer that takes
+ * the whole list with llist_del_all().  A dead CPU's queues are emptied
+ * by the hotplug callback or the offline work, which exclude each other.
  */
 
 #define pr_fmt(fmt) "nta: " fmt
