@@ -92,8 +92,8 @@ static DEFINE_MUTEX(nb_mutex);
 static DEFINE_PER_CPU(u64, nb_counter);
 
 /*
- * Exact counts under QEMU (make bench-icount): the TCG plugin of
- * tools/testing/nta/icount/ counts the instructions, interrupt-flag changes
+ * Exact counts under QEMU (make bench-icount): the TCG plugin in the NTA
+ * repository's bench/icount/ counts the instructions, interrupt-flag changes
  * and locked instructions that all CPUs execute between a start and a stop
  * marker around each timed loop.  The markers are register exchanges that
  * change nothing (and no lock: a register xchg is not locked), which
