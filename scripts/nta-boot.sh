@@ -22,7 +22,7 @@
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-perf}
-kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
+kernel=$(nta_build_dir "$FLAVOUR")/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
 name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 accel=(-accel tcg)
 [ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
