@@ -300,7 +300,7 @@ BENCH_SRC=$NTA_ROOT/bench
 BENCH_FILES="nta_bench.c Kconfig.append Makefile.append bench.msg"
 cmd_bench() {
 	local bt=$NTA_BENCH_OUT/tree stamp=$NTA_BENCH_OUT/tree.stamp log=$NTA_LOGS/bench-tree.log
-	local nta hash old c f date d=net/core/alloc
+	local nta hash old c f date d=net/core/alloc dirty head
 	nta=$(T rev-parse -q --verify refs/heads/nta) || die "no branch nta in $NTA_TREE: run make series first"
 	for f in $BENCH_FILES; do [ -f "$BENCH_SRC/$f" ] || die "bench/$f missing"; done
 	identity 2>/dev/null
@@ -309,15 +309,16 @@ cmd_bench() {
 	mkdir -p "$NTA_BENCH_OUT"
 	: >"$log"
 	if bench_wt_ok "$bt"; then
+		dirty=$(git -C "$bt" status --porcelain -uno | head -1) head=$(git -C "$bt" rev-parse HEAD)
 		if [ -z "${FORCE:-}" ]; then
-			[ -z "$(git -C "$bt" status --porcelain -uno | head -1)" ] ||
+			[ -z "$dirty" ] ||
 				die "${bt#$NTA_ROOT/} has uncommitted changes: make them in bench/ (FORCE=1 discards them)"
-			[ -z "$old" ] || [ "$(git -C "$bt" rev-parse HEAD)" = "$old" ] ||
+			[ -z "$old" ] || [ "$head" = "$old" ] ||
 				die "${bt#$NTA_ROOT/} is not at the commit made from bench/: carry its changes into bench/" \
 					"(FORCE=1 discards them)"
 		fi
-		if [ "$(cat "$stamp" 2>/dev/null)" = "$hash $(git -C "$bt" rev-parse HEAD)" ] &&
-		   [ "$(T rev-parse -q --verify refs/heads/nta-bench)" = "$old" ]; then
+		if [ -z "$dirty" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash $head" ] &&
+		   [ "$(T rev-parse -q --verify refs/heads/nta-bench)" = "$head" ]; then
 			info "bench tree up to date: branch nta-bench (nta + bench/) in ${bt#$NTA_ROOT/}"
 			return 0
 		fi
