@@ -2,17 +2,21 @@
 # NTA (network tree allocator): the front door.  See README.md.
 #
 #   make check    every test; TAP in out/check/results.tap; ends "N passed, N failed"
-#   make demo     perf kernel, one boot: web, iperf3, memory, CPU with NTA on/off
+#   make demo     bench kernel, one boot: web, iperf3, memory, CPU with NTA on/off
 #                 interleaved; table, out/demo/results.json and results.svg (~10 min)
 #   make bench    the same with longer rounds and more of them, into out/bench/
 #                 (NTA_DEMO_ROUNDS, NTA_DEMO_SECS, NTA_DEMO_MICRO, NTA_DEMO_STEPS)
+#   The bench kernel: the perf config with the microbenchmark of bench/ (a
+#   patch on top of the series, not part of it: branch nta-bench, built in
+#   out/nta-bench/); make check and make series never include it.
 #
 # Steps (each cached, each safe to re-run):
 #   make deps                       install missing Debian packages
 #   make tree [KERNEL_SRC=dir]      base tree in out/tree (tag nta-base)
 #   make series                     branch nta + out/series/*.patch, git am checked
 #   make refresh                    branch nta (edited in out/tree) -> repo files and patches/
-#   make kernel FLAVOUR=perf|debug|rt  out/build-<flavour>/arch/x86/boot/bzImage
+#   make kernel FLAVOUR=perf|debug|rt|kcsan  out/build-<flavour>/arch/x86/boot/bzImage
+#   make kernel FLAVOUR=bench       the bench kernel: out/nta-bench/build-perf/
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
@@ -22,7 +26,7 @@
 #   make check-extra [EXTRA=bisect|rt|kcsan]  check-bisect, then make check on a PREEMPT_RT kernel with lockdep
 #                                   (out/check-rt/), then on a KCSAN kernel
 #                                   (out/check-kcsan/); not part of make check
-#   make bench-micro                perf kernel, in-kernel microbenchmark table only (out/bench-micro/)
+#   make bench-micro                bench kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
 #   make bench-icount               the same in guest instructions per pair, deterministic (QEMU -icount)
 #   make clean / make distclean     remove builds / all of out/
@@ -83,8 +87,8 @@ check-extra: series
 		else FLAVOUR=$$f $(S)/nta-check.sh || rc=1; fi; \
 	done; exit $$rc
 
-# The demo's perf kernel whatever FLAVOUR says.
-demo bench bench-micro bench-icount: override FLAVOUR := perf
+# The bench kernel (perf config + bench/) whatever FLAVOUR says.
+demo bench bench-micro bench-icount: override FLAVOUR := bench
 demo bench bench-micro bench-icount: kernel initramfs
 	@$(S)/nta-demo.sh $@
 
@@ -92,7 +96,7 @@ bench-uml: series
 	@$(S)/nta-bench-uml.sh
 
 clean:
-	rm -rf out/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot
+	rm -rf out/build-* out/nta-bench/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot
 
 distclean:
 	-git -C out/tree worktree remove -f ../am-verify 2>/dev/null

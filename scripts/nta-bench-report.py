@@ -334,7 +334,7 @@ def table(res, pool, percpu, bench, problems, meta):
 
 
 def icount(path, bench):
-    """make bench-icount: the TCG plugin's windows (tools/testing/nta/icount/) per
+    """make bench-icount: the TCG plugin's windows (bench/icount/) per
     pair of the bench's rows (median of the rounds), as lines and as data."""
     if not os.path.exists(path):
         return [], None

@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench-uml (README.md): the in-kernel microbenchmark under User-Mode
-# Linux, built from the fragment below plus Kconfig defaults (as kunit.py
+# Linux, built on branch nta-bench (the series + bench/, in out/nta-bench/tree)
+# from the fragment below and bench/config plus Kconfig defaults (as kunit.py
 # does).  NTA_UML_MEM: the 10^5-live FIFO row needs about 1.5G at full
 # depth; with less the bench shortens it and says so.
 . "$(dirname "$0")/nta-lib.sh"
 
-D=$NTA_OUT/bench-uml B=$NTA_OUT/build-uml
+D=$NTA_OUT/bench-uml B=$NTA_BENCH_OUT/build-uml
 scale=${NTA_BENCH_SCALE:-10} rounds=${NTA_BENCH_ROUNDS:-11} mem=${NTA_UML_MEM:-2G}
 mkdir -p "$D" "$B"
 
+"$NTA_ROOT/scripts/nta-series.sh" bench || exit 1
+NTA_TREE=$NTA_BENCH_OUT/tree
 banner "bench-uml: UML kernel (${B#$NTA_ROOT/})"
 nta_kmake "$B"
 export ARCH=um SUBARCH=x86_64
 frag=$D/uml.config
-printf 'CONFIG_%s\n' NET=y INET=y UNIX=y NET_NTA=y NTA_STATS=y NTA_BENCH=y DEBUG_FS=y HOSTFS=y \
+printf 'CONFIG_%s\n' NET=y INET=y UNIX=y NET_NTA=y NTA_KMALLOC_MODEL=y DEBUG_FS=y HOSTFS=y \
 	PROC_FS=y SYSFS=y BINFMT_ELF=y BINFMT_SCRIPT=y MAGIC_SYSRQ=y NULL_CHAN=y PRINTK=y SLUB=y \
 	CC_OPTIMIZE_FOR_PERFORMANCE=y >"$frag"
 printf '# CONFIG_%s is not set\n' SLUB_TINY CC_OPTIMIZE_FOR_SIZE NTA_DEBUG KUNIT >>"$frag"
+cat "$NTA_ROOT/bench/config" >>"$frag"
 log=$NTA_LOGS/bench-uml-config.log
 nta_config "$B" "$log" "" "$frag"
 

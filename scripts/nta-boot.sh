@@ -9,7 +9,7 @@
 # 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
 # NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
 # deterministic), told to the guest as ntaicount=1, and the TCG plugin of
-# tools/testing/nta/icount/ (built into out/icount/) counting the bench's
+# bench/icount/ (built into out/icount/) counting the bench's
 # windows into <outdir>/<name>.icount.txt.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
@@ -22,7 +22,7 @@
 . "$(dirname "$0")/nta-lib.sh"
 
 FLAVOUR=${FLAVOUR:-perf}
-kernel=$NTA_OUT/build-$FLAVOUR/arch/x86/boot/bzImage
+kernel=$(nta_build_dir "$FLAVOUR")/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
 name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 accel=(-accel tcg)
 [ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
@@ -37,7 +37,7 @@ done
 mkdir -p "$outdir"
 step_banner "boot: ${kernel#$NTA_ROOT/}"
 if [ -n "${NTA_ICOUNT:-}" ]; then
-	src=$NTA_ROOT/tools/testing/nta/icount plug=$NTA_OUT/icount/nta_icount.so
+	src=$NTA_ROOT/bench/icount plug=$NTA_OUT/icount/nta_icount.so
 	[ "$plug" -nt "$src/nta_icount.c" ] && [ "$plug" -nt "$src/qemu_plugin.h" ] ||
 		{ mkdir -p "${plug%/*}" && gcc -shared -fPIC -O2 -fvisibility=hidden -Wall -Wextra -Werror \
 			-o "$plug" "$src/nta_icount.c"; } || die "building the TCG plugin $plug failed"

@@ -31,7 +31,8 @@ results() {
 step() {
 	local name=$1 log=$2 t=$SECONDS rc; shift 2
 	banner "$name"
-	NTA_NO_BANNER=1 "$@" 2>&1 | tee "$log" | sed 's/^/  /'
+	# sed -u: each line as it comes, also when stdout is a pipe (a log, CI).
+	NTA_NO_BANNER=1 "$@" 2>&1 | tee "$log" | sed -u 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" != 0 ]; then
 		echo "    FAILED: $name (rc $rc, $((SECONDS - t))s)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo|bench|bench-micro|bench-icount (README.md): perf kernel, one boot running the
+# make demo|bench|bench-micro|bench-icount (README.md): the bench kernel (perf
+# config, series + bench/: make kernel FLAVOUR=bench), one boot running the
 # guest steps demo_* of scripts/nta-init, the report of nta-bench-report.py
 # into out/<mode>/, and the cover letter of out/series/ refreshed with it.
 . "$(dirname "$0")/nta-lib.sh"
@@ -36,7 +37,7 @@ boot_tmo=$((10 * per + 1200))
 banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (steps: $steps; timeout ${boot_tmo}s)"
 # Without KUnit at boot: its deliberate double frees count objects out
 # twice, which would leave the live-head gauges the memory rows read off.
-FLAVOUR=perf "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
+FLAVOUR=bench "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
 	-a "ntademo=$rounds,$secs ntabench=$micro${rows:+ ntabenchtests=$rows} ntatimeout=$step_tmo kunit.enable=0"
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make kernel FLAVOUR=perf|debug|rt|kcsan, make w1 (README.md): tinyconfig +
+# make kernel FLAVOUR=perf|debug|rt|kcsan|bench, make w1 (README.md): tinyconfig +
 # tools/testing/selftests/nta/config (+ config.<flavour> but for perf) in
-# out/build-<flavour>.
+# out/build-<flavour>.  bench, the kernel of make demo and make bench*: the
+# perf config + bench/config on branch nta-bench (the series + bench/), in
+# out/nta-bench/build-perf.
 #   scripts/nta-kernel.sh FLAVOUR [w1]
 . "$(dirname "$0")/nta-lib.sh"
 
 flavour=${1:-${FLAVOUR:-perf}}
-case $flavour in perf|debug|rt|kcsan) ;; *) die "FLAVOUR must be perf, debug, rt or kcsan, not '$flavour'" ;; esac
+case $flavour in perf|debug|rt|kcsan|bench) ;; *) die "FLAVOUR must be perf, debug, rt, kcsan or bench, not '$flavour'" ;; esac
 {	# in braces: read whole before it runs, so safe to edit during a build
-B=$NTA_OUT/build-$flavour
+B=$(nta_build_dir "$flavour") rev=nta
 step_banner "kernel: $flavour${2:+ $2} (${B#$NTA_ROOT/})"
+if [ $flavour = bench ]; then
+	NTA_NO_BANNER=1 "$NTA_ROOT/scripts/nta-series.sh" bench || exit 1
+	NTA_TREE=$NTA_BENCH_OUT/tree rev=nta-bench
+fi
 mkdir -p "$B"
 nta_kmake "$B"
 
@@ -26,7 +32,11 @@ if [ "${2:-}" = w1 ]; then
 fi
 
 frags=("$NTA_ROOT/tools/testing/selftests/nta/config")
-[ $flavour = perf ] || frags+=("${frags[0]}.$flavour")
+case $flavour in
+perf) ;;
+bench) frags+=("$NTA_ROOT/bench/config") ;;
+*) frags+=("${frags[0]}.$flavour") ;;
+esac
 log=$NTA_LOGS/kernel-$flavour-config.log
 nta_config "$B" "$log" tinyconfig "${frags[@]}"
 
@@ -34,7 +44,7 @@ log=$NTA_LOGS/kernel-$flavour.log
 info "building bzImage in $B (log: $log)"
 nta_build "$flavour" "$log" bzImage || fail_log "$log" "kernel build ($flavour) failed"
 n=$(nta_objs "$log")
-touched_warnings "$log" >"$B/warnings-touched.txt"
+touched_warnings "$log" $rev >"$B/warnings-touched.txt"
 info "bzImage: $(du -h "$B/arch/x86/boot/bzImage" | cut -f1), $n objects compiled this run," \
 	"$(wc -l <"$B/warnings-touched.txt") warnings in touched files"
 sed 's/^/    | /' "$B/warnings-touched.txt"

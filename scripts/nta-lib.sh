@@ -32,6 +32,15 @@ fail_log() {
 T() { git -C "$NTA_TREE" "$@"; }
 nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
 
+# The benchmark kernels (bench/README.md): branch nta-bench of out/tree (nta
+# + one commit made from bench/) checked out in out/nta-bench/tree, built in
+# out/nta-bench/build-perf and build-uml.  A build dir is a sibling of a tree/,
+# as out/build-* are: with CCACHE_BASEDIR, ccache sees the same relative paths
+# and serves the objects that builds of the series compiled.
+NTA_BENCH_OUT=$NTA_OUT/nta-bench
+# nta_build_dir FLAVOUR: where make kernel FLAVOUR=... builds.
+nta_build_dir() { if [ "$1" = bench ]; then echo "$NTA_BENCH_OUT/build-perf"; else echo "$NTA_OUT/build-$1"; fi; }
+
 # nta_kmake BUILD-DIR [SOURCE-DIR]: the array kmake, make for an out-of-tree build
 # (with ccache: paths below out/ are hashed relative, so another clone hits the cache).
 nta_kmake() {
@@ -76,7 +85,8 @@ nta_build() {
 	wait $pid
 }
 
-# touched_warnings LOG: compiler warnings in files the series adds or changes.
+# touched_warnings LOG [REV]: compiler warnings in files the series (up to
+# REV, default nta; nta-bench for the benchmark kernels) adds or changes.
 touched_warnings() {
-	grep -E 'warning:' "$1" | grep -F -f <(T diff --name-only nta-base nta | grep . || echo /nonexistent/)
+	grep -E 'warning:' "$1" | grep -F -f <(T diff --name-only nta-base "${2:-nta}" | grep . || echo /nonexistent/)
 }

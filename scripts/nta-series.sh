@@ -10,7 +10,9 @@
 # the rest of its diff the .diff, its message the .msg; what is already
 # equivalent is left alone, so series -> refresh changes nothing.  Slugs travel
 # as git notes (refs/notes/nta-slug).
-#   scripts/nta-series.sh series|refresh|cover   (cover: a new @RESULTS@)
+# bench: branch nta-bench = nta + one commit made from bench/ (not part of the
+# series), checked out in out/nta-bench/tree for the benchmark kernels.
+#   scripts/nta-series.sh series|refresh|cover|bench   (cover: a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
 P=$NTA_ROOT/patches
@@ -288,10 +290,78 @@ cmd_refresh() {
 		info "repository already matches branch nta (${#commits[@]} commits)"
 }
 
-step_banner "${1:-series}: patches/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}"
+# The benchmark's commit on top of the series (bench/README.md): nta_bench.c
+# added as net/core/alloc/nta_bench.c, Kconfig.append and Makefile.append
+# appended to net/core/alloc/Kconfig and Makefile (no context to go stale
+# when the series changes them), bench.msg its message.  Same inputs, same
+# commit; the worktree is checked out again only where files changed (no
+# rebuild of the rest), and made again when out/tree was.
+BENCH_SRC=$NTA_ROOT/bench
+BENCH_FILES="nta_bench.c Kconfig.append Makefile.append bench.msg"
+cmd_bench() {
+	local bt=$NTA_BENCH_OUT/tree stamp=$NTA_BENCH_OUT/tree.stamp log=$NTA_LOGS/bench-tree.log
+	local nta hash old c f date d=net/core/alloc dirty head
+	nta=$(T rev-parse -q --verify refs/heads/nta) || die "no branch nta in $NTA_TREE: run make series first"
+	for f in $BENCH_FILES; do [ -f "$BENCH_SRC/$f" ] || die "bench/$f missing"; done
+	identity 2>/dev/null
+	hash=$({ echo "$nta $IDENT"; cd "$BENCH_SRC" && tail -n +1 $BENCH_FILES; } | sha1sum | cut -d' ' -f1)
+	old=$(cut -d' ' -f2 "$stamp" 2>/dev/null)
+	mkdir -p "$NTA_BENCH_OUT"
+	: >"$log"
+	if bench_wt_ok "$bt"; then
+		dirty=$(git -C "$bt" status --porcelain -uno | head -1) head=$(git -C "$bt" rev-parse HEAD)
+		if [ -z "${FORCE:-}" ]; then
+			[ -z "$dirty" ] ||
+				die "${bt#$NTA_ROOT/} has uncommitted changes: make them in bench/ (FORCE=1 discards them)"
+			[ -z "$old" ] || [ "$head" = "$old" ] ||
+				die "${bt#$NTA_ROOT/} is not at the commit made from bench/: carry its changes into bench/" \
+					"(FORCE=1 discards them)"
+		fi
+		if [ -z "$dirty" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash $head" ] &&
+		   [ "$(T rev-parse -q --verify refs/heads/nta-bench)" = "$head" ]; then
+			info "bench tree up to date: branch nta-bench (nta + bench/) in ${bt#$NTA_ROOT/}"
+			return 0
+		fi
+	fi
+	! T cat-file -e "nta:$d/nta_bench.c" 2>/dev/null && ! T grep -q '^config NTA_BENCH$' nta -- "$d/Kconfig" ||
+		die "branch nta already has the benchmark ($d/nta_bench.c or config NTA_BENCH): it belongs in bench/ only"
+	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-bench.XXXXXX")
+	trap 'rm -rf "$W"' EXIT
+	TI read-tree nta
+	TI update-index --add --cacheinfo "100644,$(T hash-object -w "$BENCH_SRC/nta_bench.c"),$d/nta_bench.c"
+	for f in Kconfig Makefile; do
+		T cat-file blob "nta:$d/$f" >"$W/$f" 2>>"$log" || die "branch nta has no $d/$f"
+		cat "$BENCH_SRC/$f.append" >>"$W/$f"
+		TI update-index --cacheinfo "100644,$(T hash-object -w "$W/$f"),$d/$f"
+	done
+	git interpret-trailers --trailer "Signed-off-by: $IDENT" "$BENCH_SRC/bench.msg" >"$W/msg"
+	date=$(($(T log -1 --format=%ct nta) + 1))
+	c=$(GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
+		GIT_AUTHOR_DATE="@$date +0000" GIT_COMMITTER_DATE="@$date +0000" \
+		T commit-tree "$(TI write-tree)" -p nta -F "$W/msg" 2>>"$log") || fail_log "$log" "commit of bench/ failed"
+	T update-ref refs/heads/nta-bench "$c" >>"$log" 2>&1 || fail_log "$log" "cannot update branch nta-bench"
+	if bench_wt_ok "$bt"; then
+		git -C "$bt" checkout -q -f --detach "$c" >>"$log" 2>&1
+	else
+		rm -rf "$bt" && T worktree prune && T worktree add -f --detach "$bt" "$c" >>"$log" 2>&1
+	fi || fail_log "$log" "cannot check out nta-bench in ${bt#$NTA_ROOT/}"
+	echo "$hash $c" >"$stamp"
+	info "branch nta-bench: nta + '$(T log -1 --format=%s "$c")' ($(T diff --shortstat nta "$c" | sed 's/^ //'))," \
+		"checked out in ${bt#$NTA_ROOT/}"
+}
+
+# bench_wt_ok DIR: DIR is a worktree of out/tree (not one of a removed out/tree).
+bench_wt_ok() {
+	[ -e "$1/.git" ] &&
+		[ "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" = \
+		  "$(T rev-parse --path-format=absolute --git-common-dir)" ]
+}
+
 case ${1:-series} in
+bench) step_banner "bench tree: branch nta-bench (nta + bench/) in ${NTA_BENCH_OUT#$NTA_ROOT/}/tree"; cmd_bench ;;
+series|refresh|cover) step_banner "${1:-series}: patches/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}" ;;&
 series) cmd_series ;;
 refresh) cmd_refresh ;;
 cover) load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
-*) die "usage: $0 series|refresh|cover" ;;
+*) die "usage: $0 series|refresh|cover|bench" ;;
 esac

@@ -34,7 +34,7 @@ DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 };
 
 DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
-/* No exports: every user (skbuff.c, the tests, the bench) is built in. */
+/* No exports: every user (skbuff.c, usercopy, the tests) is built in. */
 
 /*
  * The page allocator flags for a new block, from the caller's: its rules

@@ -92,8 +92,8 @@ static DEFINE_MUTEX(nb_mutex);
 static DEFINE_PER_CPU(u64, nb_counter);
 
 /*
- * Exact counts under QEMU (make bench-icount): the TCG plugin of
- * tools/testing/nta/icount/ counts the instructions, interrupt-flag changes
+ * Exact counts under QEMU (make bench-icount): the TCG plugin in the NTA
+ * repository's bench/icount/ counts the instructions, interrupt-flag changes
  * and locked instructions that all CPUs execute between a start and a stop
  * marker around each timed loop.  The markers are register exchanges that
  * change nothing (and no lock: a register xchg is not locked), which
@@ -696,7 +696,7 @@ static void nb_print_header(struct seq_buf *s, unsigned int pairs)
 		       NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_max_size(),
 		       nta_reserve_blocks, nta_max_blocks,
 		       IS_ENABLED(CONFIG_NTA_DEBUG) ? 'y' : 'n',
-		       IS_ENABLED(CONFIG_NTA_STATS) ? 'y' : 'n',
+		       IS_ENABLED(CONFIG_NTA_KMALLOC_MODEL) ? 'y' : 'n',
 		       nta_enabled() ? "on" : "off");
 	seq_buf_printf(s,
 		       "mainline head path: skb_small_head_cache (%u B) up to %u B, else kmalloc(kmalloc_size_roundup()); sizes are head sizes, SKB_HEAD_ALIGN() included\n",
