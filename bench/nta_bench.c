@@ -692,7 +692,7 @@ static void nb_print_header(struct seq_buf *s, unsigned int pairs)
 		seq_buf_puts(s,
 			     "note: SLUB_TINY has no per-CPU caches; this mainline baseline is not what users run\n");
 	seq_buf_printf(s,
-		       "nta: unit %u B, block %lu KiB, largest object %u B, reserve %u / cap %u blocks per CPU, NTA_DEBUG=%c NTA_STATS=%c, net.core.nta %s\n",
+		       "nta: unit %u B, block %lu KiB, largest object %u B, reserve %u / cap %u blocks per CPU, NTA_DEBUG=%c NTA_KMALLOC_MODEL=%c, net.core.nta %s\n",
 		       NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_max_size(),
 		       nta_reserve_blocks, nta_max_blocks,
 		       IS_ENABLED(CONFIG_NTA_DEBUG) ? 'y' : 'n',
