@@ -70,7 +70,8 @@
  * @nr: objects in each bin
  * @cap: the most objects each bin may hold, at @shift
  * @overflows: objects drains merged since the last tick because the bins
- *	were full (nta_bins_raise())
+ *	were full: a drain that saw one raises the caps (nta_bins_raise()),
+ *	a tick without any lowers them (nta_bins_decay())
  */
 struct nta_bins {
 	u8 shift;
@@ -84,6 +85,13 @@ struct nta_bins {
 
 /* Objects a bin holds at most at the base caps, by length in units. */
 extern u8 nta_bin_base_cap[NTA_NR_LISTS];
+
+/* What nta_bin_base_cap[] holds for @units units, worked out at init. */
+static inline unsigned int nta_bin_base_cap_of(unsigned int units)
+{
+	return clamp_t(unsigned int, NTA_BIN_BYTES / (units * NTA_UNIT), 1,
+		       NTA_BIN_MAX);
+}
 
 /*
  * A binned object's first word links it to the next object in its bin,

@@ -42,7 +42,7 @@
  *
  * Return: how many blocks this CPU's pool holds.
  */
-unsigned int nta_blocks_this_cpu(unsigned int *local)
+static unsigned int nta_blocks_this_cpu(unsigned int *local)
 {
 	int nid = nta_block_node(smp_processor_id());
 	const struct nta_block *blk;

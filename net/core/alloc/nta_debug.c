@@ -35,7 +35,7 @@
  *
  * Return: how many violations there are.
  */
-unsigned int nta_check_this_cpu(char *msg, size_t len)
+static unsigned int nta_check_this_cpu(char *msg, size_t len)
 {
 	unsigned int errs = 1;
 	unsigned long flags;
@@ -63,7 +63,7 @@ unsigned int nta_check_this_cpu(char *msg, size_t len)
  *
  * Return: 0, or -ENOMEM when the pool has no free chunk of two units.
  */
-int nta_poison_test(void)
+static int nta_poison_test(void)
 {
 	LIST_HEAD(released);
 	unsigned long flags;
@@ -306,7 +306,7 @@ static int nta_check_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(nta_check);
 
-/* Called by nta_stats.c once nta/ exists in debugfs. */
+/* Called by nta_ctl.c once nta/ exists in debugfs. */
 void __init nta_debug_init(struct dentry *dir)
 {
 	debugfs_create_file("bad_free_test", 0200, dir, NULL,

@@ -68,20 +68,20 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_GROW_BACKOFF	(HZ / 10)
 
 /*
- * Batched remote frees (nta_remote.c): a CPU collects the objects it frees
- * for another CPU in a batch per owner and publishes a full one with a single
- * llist_add(); the owner frees the batch's objects in its next slow path
- * and sends the batch home.  Each CPU owns NTA_BATCHES_PER_CPU batches, so the
- * free path allocates nothing; NTA_BATCH_SLOTS of them may be open at once,
- * for owners that differ modulo NTA_BATCH_SLOTS.  An open batch waits at most
- * NTA_BATCH_DELAY before it is published half full.  A batch comes home only
+ * Batched remote frees (nta_remote.c): a CPU collects the objects it
+ * frees for another CPU in a batch per owner and publishes a full one with
+ * a single llist_add(); the owner frees the batch's objects in its next
+ * slow path and sends the batch home.  Each CPU owns NTA_BATCHES_PER_CPU
+ * batches, so the free path allocates nothing; NTA_BATCH_SLOTS of them may
+ * be open at once, for owners that differ modulo NTA_BATCH_SLOTS.  An open
+ * batch waits at most NTA_BATCH_DELAY before it is published half full.  A batch comes home only
  * after its owner drained it, so a freer that runs ahead of a busy owner
  * needs enough of them, or it falls back to the pending bit (four atomics
  * a free).
  */
 #define NTA_BATCH_MAX		24
 #define NTA_BATCH_SLOTS		4
-#define NTA_BATCHES_PER_CPU		32
+#define NTA_BATCHES_PER_CPU	32
 #define NTA_BATCH_DELAY		(HZ >= 100 ? HZ / 100 : 1)
 
 /**
@@ -254,10 +254,6 @@ unsigned long nta_shrink_scan(struct shrinker *shrink,
 const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 			     unsigned long *offset);
 #endif
-
-unsigned int nta_check_this_cpu(char *msg, size_t len);
-unsigned int nta_blocks_this_cpu(unsigned int *local);
-int nta_poison_test(void);
 
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;
@@ -495,7 +491,7 @@ static __always_inline void nta_drain_locked(struct nta_cpu *c, bool has_mark,
 		__nta_drain_locked(c, has_mark, released);
 }
 
-void nta_print_reports(void);
+void __cold nta_print_reports(void);
 
 /* After every slow path, with no lock held: one load when nothing waits. */
 static __always_inline void nta_flush_reports(void)
@@ -521,18 +517,18 @@ void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 			     struct list_head *released);
 void nta_batch_publish_all(struct nta_cpu *c, bool has_mark);
-void nta_stranded_fn(struct timer_list *t);
 void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu);
 bool nta_kick_cpu(unsigned int cpu);
 
 /* nta_report.c */
-void nta_complain(const void *ptr, unsigned int size, enum nta_bad_free why,
-		  unsigned long ip);
+void __cold nta_complain(const void *ptr, unsigned int size,
+			 enum nta_bad_free why, unsigned long ip);
 
 /* nta_stats.c */
 void __init nta_init_kmalloc_units(void);
 
 /* nta_debug.c */
+struct dentry;
 #ifdef CONFIG_NTA_DEBUG
 void nta_debug_init(struct dentry *dir);
 #else

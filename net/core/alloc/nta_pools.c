@@ -280,8 +280,7 @@ static void __init nta_init_bin_caps(void)
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		nta_bin_base_cap[u] = clamp(NTA_BIN_BYTES / (u * NTA_UNIT),
-					    1, NTA_BIN_MAX);
+		nta_bin_base_cap[u] = nta_bin_base_cap_of(u);
 }
 
 /* Bins to merge or extra spares to give back: the decay tick has work. */
@@ -864,7 +863,6 @@ static int __init nta_init(void)
 		c->pool.init_on_free = want_init_on_free();
 		nta_bins_set_shift(&c->bins, 0);
 		init_irq_work(&c->kick, nta_kick_fn);
-		timer_setup(&c->stranded, nta_stranded_fn, 0);
 		timer_setup(&c->decay, nta_decay_fn,
 			    TIMER_DEFERRABLE | TIMER_PINNED);
 		nta_batch_init(c, cpu);

@@ -64,9 +64,10 @@
  * fires, every owner that still has blocks queued is kicked.  Tests that
  * count kicks set a longer delay.
  */
-VISIBLE_IF_KUNIT unsigned long nta_stranded_delay __read_mostly = NTA_STRANDED_DELAY;
+VISIBLE_IF_KUNIT unsigned long nta_stranded_delay __read_mostly =
+	NTA_STRANDED_DELAY;
 
-void nta_stranded_fn(struct timer_list *t)
+static void nta_stranded_fn(struct timer_list *t)
 {
 	unsigned int cpu;
 
@@ -263,7 +264,7 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	 * another CPU frees gets them back where it looks first.  Unlike a
 	 * local free, an object that finds its bin or the CPU's bins full is
 	 * merged on its own: a drain brings up to NTA_DRAIN_BLOCKS batches,
-	 * and emptying every bin to make room for them (nta_free_to_bin())
+	 * and emptying every bin to make room for them (nta_bins_make_room())
 	 * would push most objects only to merge them at the next flush.  A
 	 * nested drain leaves the bins alone.
 	 */
@@ -309,8 +310,9 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 		next = pos->next;
 		b = llist_entry(pos, struct nta_batch, node);
 		for (i = 0; i < b->nr; i++)
-			n += nta_batch_free_one(c, has_mark, b->obj[i], b->units[i],
-					     b->gen[i], released);
+			n += nta_batch_free_one(c, has_mark, b->obj[i],
+						b->units[i], b->gen[i],
+						released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).batch_returned);
 		nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
 	}
@@ -355,6 +357,7 @@ void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu)
 	}
 	init_llist_head(&c->batch_inbox);
 	init_llist_head(&c->batch_returned);
+	timer_setup(&c->stranded, nta_stranded_fn, 0);
 	timer_setup(&c->batch_timer, nta_batch_timer_fn, TIMER_PINNED);
 }
 

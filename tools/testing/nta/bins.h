@@ -45,11 +45,10 @@ struct bins {
 			    bool released);
 };
 
-/* Objects a bin holds at most at shift 0, as nta_init_bin_caps() has it. */
+/* Objects a bin holds at most at shift 0: nta_bins.h's own formula. */
 static inline unsigned int bin_cap0(unsigned int units)
 {
-	return clamp(NTA_BIN_BYTES / (units * NTA_UNIT), 1u,
-		     (unsigned int)NTA_BIN_MAX);
+	return nta_bin_base_cap_of(units);
 }
 
 void bins_init(struct bins *b);

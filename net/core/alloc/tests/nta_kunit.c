@@ -1662,7 +1662,10 @@ static struct {
 	bool fail;
 } nta_tgrow;
 
-/* nta_block_pages() under the test's static stub. */
+/*
+ * nta_block_pages() under the test's static stub: it sees the flags the
+ * page allocator is asked with for a new block.
+ */
 static struct page *nta_tblock_pages(int node, gfp_t gfp)
 {
 	WRITE_ONCE(nta_tgrow.gfp, gfp);

@@ -151,7 +151,7 @@ unsigned int nta_tpin(struct kunit *test, int cpu)
 }
 
 static bool nta_tsaved_warn;
-static unsigned long nta_tsaved_stranded, nta_tsaved_rb_delay;
+static unsigned long nta_tsaved_stranded, nta_tsaved_batch_delay;
 
 /*
  * suite_init and suite_exit of nta_core, nta and nta_skb: the knobs the
@@ -169,7 +169,7 @@ int nta_tsuite_init(struct kunit_suite *suite)
 	nta_tsaved_stranded = READ_ONCE(nta_stranded_delay);
 	WRITE_ONCE(nta_stranded_delay, 3600 * HZ);
 	/* Batches are published when the tests say so, or fill up. */
-	nta_tsaved_rb_delay = READ_ONCE(nta_batch_delay);
+	nta_tsaved_batch_delay = READ_ONCE(nta_batch_delay);
 	WRITE_ONCE(nta_batch_delay, 3600 * HZ);
 	return 0;
 }
@@ -188,7 +188,7 @@ void nta_tsuite_exit(struct kunit_suite *suite)
 	nta_drain_all();
 	WRITE_ONCE(nta_warn_bad_free, nta_tsaved_warn);
 	WRITE_ONCE(nta_stranded_delay, nta_tsaved_stranded);
-	WRITE_ONCE(nta_batch_delay, nta_tsaved_rb_delay);
+	WRITE_ONCE(nta_batch_delay, nta_tsaved_batch_delay);
 	/* Timers armed for an hour here fire within the usual bound. */
 	for_each_possible_cpu(cpu)
 		if (timer_pending(&nta_tcpu(cpu)->stranded))
