@@ -315,6 +315,24 @@ static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
 }
 
 /*
+ * nta_free() on another CPU: queued for the owner, lock-free on its side,
+ * so under the mark alone, which the caller holds.
+ */
+static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+				     void *ptr, unsigned int size,
+				     unsigned long ip, bool mapped)
+{
+	enum nta_bad_free why = NTA_FREE_FOREIGN;
+
+	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
+	if (likely(mapped || __nta_owns(ptr)))
+		why = nta_queue_for_owner(c, true, blk, ptr, size);
+	nta_fast_exit(c);
+	if (unlikely(why))
+		nta_complain(ptr, size, why, ip);
+}
+
+/*
  * nta_free() and nta_free_trusted() once @ptr is known (@mapped), or
  * vouched for, to be NTA's.  The fast path reads the block header's @pool;
  * unless @mapped, the remote and slow paths look @ptr up in the block map
@@ -365,10 +383,10 @@ void nta_free(void *ptr, unsigned int size)
 {
 	/* Before any header is read: @ptr may be anyone's. */
 	if (unlikely(!__nta_owns(ptr))) {
-		nta_complain(ptr, size, NTA_FREE_FOREIGN, _RET_IP_);
+		nta_complain(ptr, size, NTA_FREE_FOREIGN, NTA_RET_IP);
 		return;
 	}
-	__nta_free(ptr, size, _RET_IP_, true);
+	__nta_free(ptr, size, NTA_RET_IP, true);
 }
 
 /**
@@ -391,7 +409,7 @@ void nta_free(void *ptr, unsigned int size)
  */
 void nta_free_trusted(void *ptr, unsigned int size)
 {
-	__nta_free(ptr, size, _RET_IP_, false);
+	__nta_free(ptr, size, NTA_RET_IP, false);
 }
 
 /**

@@ -512,8 +512,6 @@ extern struct work_struct nta_offline_work;
 enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 				      struct nta_block *blk, void *ptr,
 				      unsigned int size);
-void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
-		     unsigned int size, unsigned long ip, bool mapped);
 unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 			     struct list_head *released);
 void nta_batch_publish_all(struct nta_cpu *c, bool has_mark);
@@ -521,6 +519,12 @@ void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu);
 bool nta_kick_cpu(unsigned int cpu);
 
 /* nta_report.c */
+/*
+ * The caller of nta_free(), for KASAN's report of a refused free, its only
+ * use (nta_complain()): without generic KASAN the free paths do not carry
+ * it, and need a register less.
+ */
+#define NTA_RET_IP	(IS_ENABLED(CONFIG_KASAN_GENERIC) ? _RET_IP_ : 0UL)
 void __cold nta_complain(const void *ptr, unsigned int size,
 			 enum nta_bad_free why, unsigned long ip);
 
