@@ -214,7 +214,8 @@ static int __init nta_ctl_init(void)
 	debugfs_create_file("percpu", 0444, dir, NULL, &nta_percpu_fops);
 	debugfs_create_file("drain", 0200, dir, NULL, &nta_drain_fops);
 	debugfs_create_file("nodes", 0444, dir, NULL, &nta_nodes_fops);
-	nta_debug_init(dir);
+	if (IS_ENABLED(CONFIG_NTA_DEBUG))
+		nta_debug_init(dir);
 	return 0;
 }
 late_initcall(nta_ctl_init);

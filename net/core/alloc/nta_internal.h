@@ -533,12 +533,7 @@ void __init nta_init_kmalloc_units(void);
 
 /* nta_debug.c */
 struct dentry;
-#ifdef CONFIG_NTA_DEBUG
-void nta_debug_init(struct dentry *dir);
-#else
-static inline void nta_debug_init(struct dentry *dir)
-{
-}
-#endif
+/* Built only with CONFIG_NTA_DEBUG: callers test IS_ENABLED() first. */
+void __init nta_debug_init(struct dentry *dir);
 
 #endif /* _NET_CORE_ALLOC_NTA_INTERNAL_H */

@@ -54,7 +54,7 @@ void bins_init(struct bins *b)
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		nta_bin_base_cap[u] = bin_cap0(u);
+		nta_bin_base_cap[u] = nta_bin_base_cap_of(u);
 	memset(b, 0, sizeof(*b));
 	INIT_LIST_HEAD(&b->released);
 	nta_bins_set_shift(&b->bins, 0);
@@ -280,10 +280,10 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 			blocks[i++] = blk;
 	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
-		if (nb->cap[u] != bin_cap0(u) << nb->shift ||
+		if (nb->cap[u] != nta_bin_base_cap_of(u) << nb->shift ||
 		    nb->nr[u] > nb->cap[u]) {
 			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u (%u << %u)",
-			       u, nb->nr[u], nb->cap[u], bin_cap0(u), nb->shift);
+			       u, nb->nr[u], nb->cap[u], nta_bin_base_cap_of(u), nb->shift);
 			errors++;
 			continue;
 		}

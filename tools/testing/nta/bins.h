@@ -45,12 +45,6 @@ struct bins {
 			    bool released);
 };
 
-/* Objects a bin holds at most at shift 0: nta_bins.h's own formula. */
-static inline unsigned int bin_cap0(unsigned int units)
-{
-	return nta_bin_base_cap_of(units);
-}
-
 void bins_init(struct bins *b);
 /* Merge all but the @keep newest objects of the bin of @units units. */
 void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,

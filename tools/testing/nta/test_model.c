@@ -363,7 +363,8 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
 	const struct bins *b = m->b;
 	/* What the bins may hold now, worked out apart from nta_bins.h. */
-	unsigned int cap = bin_cap0(units) << b->bins.shift, nr0 = b->bins.nr[units];
+	unsigned int cap = nta_bin_base_cap_of(units) << b->bins.shift;
+	unsigned int nr0 = b->bins.nr[units];
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = b->bins.units;
 	unsigned int want_nr, want_units;
 	void *top0 = b->bins.bin[units];
@@ -519,7 +520,7 @@ static void model_decay(struct model *m)
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		unsigned int nr = b->bins.nr[u];
 
-		keep[u] = min(nr, bin_cap0(u) << want);
+		keep[u] = min(nr, nta_bin_base_cap_of(u) << want);
 		newest[u] = keep[u] ? b->bins.bin[u] : NULL;
 		oldest[u] = keep[u] ? bin_nth(b, u, keep[u] - 1) : NULL;
 		units += (unsigned long)keep[u] * u;
@@ -548,12 +549,12 @@ static void model_decay(struct model *m)
 		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
 		bool last_ok = last && last == oldest[u] && !nta_bin_next(last);
 
-		if (nr <= bin_cap0(u) << want && nr == exp &&
+		if (nr <= nta_bin_base_cap_of(u) << want && nr == exp &&
 		    (!nr || (top == newest[u] && last_ok)))
 			continue;
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: decay to shift %u left bin %u with %u (cap %u, want %u%s), newest %s, oldest kept %s",
-		       m->op, want, u, nr, bin_cap0(u) << want, exp,
+		       m->op, want, u, nr, nta_bin_base_cap_of(u) << want, exp,
 		       flush ? ", flushed" : "",
 		       nr && top == newest[u] ? "ok" : "wrong",
 		       nr && last_ok ? "ok" : "wrong");
@@ -576,7 +577,7 @@ static void model_bins_caps(struct model *m)
 	    b->bins.limit == (unsigned int)NTA_BINS_UNITS << b->bins.shift &&
 	    b->bins.units <= b->bins.limit && b->bins.units == m->binned_units) {
 		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->bins.nr[u] > bin_cap0(u) << b->bins.shift)
+			if (b->bins.nr[u] > nta_bin_base_cap_of(u) << b->bins.shift)
 				break;
 		if (u == NTA_NR_LISTS) {
 			m->at_shift[b->bins.shift]++;
@@ -589,7 +590,7 @@ static void model_bins_caps(struct model *m)
 	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
 	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.units,
 	       m->binned_units, u, u ? b->bins.nr[u] : 0,
-	       u ? bin_cap0(u) << b->bins.shift : 0);
+	       u ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
 	m->errors++;
 }
 
