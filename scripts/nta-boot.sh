@@ -5,7 +5,8 @@
 # outside), under a hard timeout.  No plan: an interactive shell; with one,
 # the console in <outdir>/<name>.log, exit 0 once NTA-PLAN-DONE was seen.
 # -N: two NUMA nodes, a CPU (of its own socket: the kernel refuses a cache
-# shared across nodes) on each.  -u: the guest's netconsole (UDP to
+# shared across nodes) on each.  -M: the same, but the second node has a
+# CPU and no memory.  -u: the guest's netconsole (UDP to
 # 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
 # NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
 # deterministic), told to the guest as ntaicount=1, and the TCG plugin of
@@ -26,12 +27,14 @@ kernel=$(nta_build_dir "$FLAVOUR")/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
 name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 accel=(-accel tcg)
 [ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
-while getopts n:d:t:p:a:uN o; do
+while getopts n:d:t:p:a:uNM o; do
 	case $o in
 	n) name=$OPTARG ;; d) outdir=$OPTARG ;; t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
 	N) smp=2,sockets=2,cores=1,threads=1 numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
 		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1) ;;
-	*) die "usage: $0 [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N]" ;;
+	M) smp=2,sockets=2,cores=1,threads=1 numa=(-object memory-backend-ram,id=m0,size=1G
+		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1) ;;
+	*) die "usage: $0 [-n name] [-d outdir] [-t seconds] [-p plan] [-a append] [-u] [-N] [-M]" ;;
 	esac
 done
 mkdir -p "$outdir"

@@ -186,8 +186,10 @@ boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
 boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online kunit.filter_glob=nta.nta_init_unwind"
 boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
+boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0" -M
+boot_plan "kfence-$FLAVOUR" nta_kfence.sh "kunit.enable=0 kfence.sample_interval=1"
 boot_plan "kasan-$FLAVOUR" nta_usercopy.sh "kasan_multi_shot kunit.filter_glob=nta_kasan"
-# init_on_free=1: KUnit's two cases that check the wipe of local and remote frees.
+# init_on_free=1: KUnit's cases that check the wipe of local, remote and merged frees.
 boot_plan "wipe-$FLAVOUR" boot_smp "init_on_free=1 kunit.filter_glob=nta.*init_on_free"
 boot_plan "leak-$FLAVOUR" nta_netconsole.sh,nta_kmemleak.sh "kmemleak=on" -u
 nc=$CHK/leak-$FLAVOUR.netconsole.txt
@@ -221,8 +223,8 @@ kunit_results "$CHK/wipe-$FLAVOUR.log" kunit-wipe
 # Skipped cases count as passed above: under init_on_free=1 both must run.
 if grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
 	n=$(grep -c '^ok - \[kunit-wipe\] .*init_on_free$' "$RES")
-	verdict "$([ "$n" = 2 ]; echo $?)" "[kunit-wipe] both init_on_free cases ran under init_on_free=1" \
-		"[kunit-wipe] $n of 2 init_on_free cases passed without a skip under init_on_free=1"
+	verdict "$([ "$n" = 3 ]; echo $?)" "[kunit-wipe] all three init_on_free cases ran under init_on_free=1" \
+		"[kunit-wipe] $n of 3 init_on_free cases passed without a skip under init_on_free=1"
 fi
 
 results < <(python3 -B "$NTA_ROOT/scripts/nta-bench-report.py" --splats "$CHK"/*.log)

@@ -68,6 +68,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 
 	c = nta_slow_lock(&flags, &has_mark);
 	nta_drain_locked(c, has_mark, &released);
+	nta_bins_on_broken(c, has_mark, &released);
 	/* The drain may have put objects of this length in their bin. */
 	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
@@ -80,7 +81,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
 		    !nta_pool_broken(&c->pool);
 	if (unlikely(!obj) && *blk && *may_grow) {
-		nta_pool_add_block(&c->pool, *blk);
+		nta_take_block(c, *blk);
 		*blk = NULL;
 		nta_count(c, has_mark, NTA_CTR(grows), 1);
 		nta_spares_on_grow(c);
@@ -147,7 +148,7 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 	void *obj;
 
 	/* The local lock keeps out interrupts, not NMIs. */
-	if (unlikely(!READ_ONCE(nta_ready) || in_nmi()))
+	if (unlikely(!nta_is_ready() || in_nmi()))
 		return NULL;
 
 	obj = nta_alloc_locked(size, &none, &may_grow);
@@ -158,10 +159,14 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 		return NULL;
 	}
 	nta_hook_alloc(obj, size, gfp);
-	if (want_init_on_alloc(gfp))
+	/*
+	 * init_on_free wiped every object when it was freed, but a chunk
+	 * that absorbed free neighbours keeps their free-list and bin links
+	 * at interior unit boundaries: only objects from the bins (whose one
+	 * link nta_alloc() clears) are wholly zero already.
+	 */
+	if (want_init_on_alloc(gfp) || want_init_on_free())
 		memset(obj, 0, size);
-	else if (want_init_on_free())
-		memset(obj, 0, min_t(unsigned int, size, sizeof(struct nta_chunk)));
 	return obj;
 }
 
@@ -204,7 +209,7 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 	if (want_init_on_alloc(gfp))
 		return memset(obj, 0, size);
 	if (want_init_on_free())
-		*(void **)obj = NULL;	/* the bin link, as SLUB's freepointer */
+		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
 	return obj;
 }
 
@@ -234,8 +239,8 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	enum nta_bad_free why;
-	LIST_HEAD(released);
 	struct nta_cpu *c;
+	LIST_HEAD(released);
 	unsigned long flags;
 	bool has_mark;
 
@@ -245,7 +250,8 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 		return;
 	}
 	c = nta_slow_lock(&flags, &has_mark);
-	if (likely(blk->pool == &c->pool)) {
+	/* Under the lock, our own block cannot go while its page is read. */
+	if (likely(blk->pool == &c->pool && nta_block_owner(blk) == c)) {
 		why = nta_check_object(blk, ptr, size);
 		if (likely(!why)) {
 			nta_hook_free(ptr, size);
@@ -260,6 +266,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 		why = nta_queue_for_owner(c, has_mark, blk, ptr, size);
 	}
 	nta_drain_locked(c, has_mark, &released);
+	nta_bins_on_broken(c, has_mark, &released);
 	nta_slow_unlock(c, has_mark, flags);
 
 	/* Reports print outside the lock: printk may allocate an skb. */

@@ -66,15 +66,19 @@
  * @units: units parked in all the bins
  * @limit: the most units all the bins may hold, at @shift
  * @bin: per object length in units, a LIFO of freed objects, linked
- *	through their first word, that the fast path hands out again as is
+ *	through a word in their middle (nta_bin_link_at()), that the fast
+ *	path hands out again as is
  * @nr: objects in each bin
  * @cap: the most objects each bin may hold, at @shift
  * @overflows: objects drains merged since the last tick because the bins
  *	were full: a drain that saw one raises the caps (nta_bins_raise()),
  *	a tick without any lowers them (nta_bins_decay())
+ * @closed: the pool was quarantined: the bins were emptied and their caps
+ *	stay 0 (nta_bins_close())
  */
 struct nta_bins {
 	u8 shift;
+	bool closed;
 	unsigned int units;
 	unsigned int limit;
 	void *bin[NTA_NR_LISTS];
@@ -82,6 +86,12 @@ struct nta_bins {
 	u16 cap[NTA_NR_LISTS];
 	unsigned int overflows;
 };
+
+/*
+ * Provided by the code that embeds the bins (nta_report.c, the harness):
+ * a bin's link was found overwritten, and the bin dropped.
+ */
+void nta_report_bad_bin(const void *obj, unsigned int units);
 
 /* Objects a bin holds at most at the base caps, by length in units. */
 extern u8 nta_bin_base_cap[NTA_NR_LISTS];
@@ -94,25 +104,39 @@ static inline unsigned int nta_bin_base_cap_of(unsigned int units)
 }
 
 /*
- * A binned object's first word links it to the next object in its bin,
- * stored as the core stores free-list links (struct nta_chunk): with
- * CONFIG_SLAB_FREELIST_HARDENED, XORed with a secret and with the
- * byte-swapped address of the word.
+ * A binned object of @units units links it to the next object in its bin
+ * through the word in its middle, not its first: as SLUB has kept its free
+ * pointer since 5.7, out of reach of a small overflow of the object below
+ * and of a write through a stale pointer to the object's start (an skb's
+ * headroom).  The link is stored as the core stores free-list links
+ * (struct nta_chunk): with CONFIG_SLAB_FREELIST_HARDENED, XORed with a
+ * secret and with the byte-swapped address of the word.
  */
-static __always_inline void *nta_bin_link(const void *obj, const void *ptr)
+static __always_inline void **nta_bin_link_at(const void *obj,
+					      unsigned int units)
 {
-	return (void *)((unsigned long)ptr ^ nta_link_key(obj));
+	return (void **)(obj + (units << (NTA_UNIT_SHIFT - 1)));
 }
 
-/* The object after @obj in its bin, or NULL. */
-static __always_inline void *nta_bin_next(const void *obj)
+static __always_inline void *nta_bin_link(const void *at, const void *ptr)
 {
-	return nta_bin_link(obj, *(void * const *)obj);
+	return (void *)((unsigned long)ptr ^ nta_link_key(at));
 }
 
-static __always_inline void nta_bin_set_next(void *obj, const void *next)
+/* The object after @obj in its bin of @units units, or NULL. */
+static __always_inline void *nta_bin_next(const void *obj, unsigned int units)
 {
-	*(void **)obj = nta_bin_link(obj, next);
+	void **at = nta_bin_link_at(obj, units);
+
+	return nta_bin_link(at, *at);
+}
+
+static __always_inline void nta_bin_set_next(void *obj, unsigned int units,
+					     const void *next)
+{
+	void **at = nta_bin_link_at(obj, units);
+
+	*at = nta_bin_link(at, next);
 }
 
 /*
@@ -125,9 +149,9 @@ static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 	unsigned int u;
 
 	WRITE_ONCE(b->shift, shift);
-	b->limit = NTA_BINS_UNITS << shift;
+	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		b->cap[u] = nta_bin_base_cap[u] << shift;
+		b->cap[u] = b->closed ? 0 : nta_bin_base_cap[u] << shift;
 }
 
 /* Room for one more object of @units units, in its bin and in the CPU's. */
@@ -144,22 +168,45 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 	struct nta_block *blk = nta_block_of(ptr);
 
 	nta_set_cls(blk, nta_unit_of(blk, ptr), 0);
-	nta_bin_set_next(ptr, b->bin[units]);
+	nta_bin_set_next(ptr, units, b->bin[units]);
 	b->bin[units] = ptr;
 	b->nr[units]++;
 	b->units += units;
 }
 
-/* The most recently binned object of @units units, handed out, or NULL. */
+/*
+ * Drop a bin whose link was overwritten: its objects stay out of use, as
+ * a quarantined pool's free chunks do, rather than hand out an address
+ * that came from a write after free.
+ */
+static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
+{
+	b->units -= b->nr[units] * units;
+	b->nr[units] = 0;
+	b->bin[units] = NULL;
+}
+
+/*
+ * The most recently binned object of @units units, handed out, or NULL.
+ * Its link is followed only when it is plausible (as the core's free-list
+ * links are, nta_link_plausible()): NULL or on a unit boundary.
+ */
 static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)
 {
-	void *obj = b->bin[units];
+	void *obj = b->bin[units], *next;
 	struct nta_block *blk;
 
 	if (unlikely(!obj))
 		return NULL;
-	b->bin[units] = nta_bin_next(obj);
+	next = nta_bin_next(obj, units);
+	if (nta_links_checked() &&
+	    unlikely((unsigned long)next & (NTA_UNIT - 1))) {
+		nta_bin_drop(b, units);
+		nta_report_bad_bin(obj, units);
+		return NULL;
+	}
+	b->bin[units] = next;
 	b->nr[units]--;
 	b->units -= units;
 	blk = nta_block_of(obj);
@@ -181,14 +228,14 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 
 	while (keep-- && obj) {
 		last = obj;
-		obj = nta_bin_next(obj);
+		obj = nta_bin_next(obj, units);
 	}
 	if (last)
-		nta_bin_set_next(last, NULL);
+		nta_bin_set_next(last, units, NULL);
 	else
 		b->bin[units] = NULL;
 	for (; obj; obj = next) {
-		next = nta_bin_next(obj);
+		next = nta_bin_next(obj, units);
 		blk = nta_block_of(obj);
 		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
@@ -209,6 +256,19 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
 		if (b->bin[u])
 			nta_bin_trim(b, pool, u, 0, released);
+}
+
+/*
+ * The pool was quarantined (its links were found overwritten): empty the
+ * bins into it, which keeps what it cannot merge out of use, and take no
+ * more objects, so that nothing is handed out from a broken pool.
+ */
+static inline void nta_bins_close(struct nta_bins *b, struct nta_pool *pool,
+				  struct list_head *released)
+{
+	nta_bins_flush(b, pool, released);
+	b->closed = true;
+	nta_bins_set_shift(b, b->shift);
 }
 
 /*

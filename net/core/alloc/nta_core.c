@@ -160,11 +160,12 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
  *
  * Return: false, and the pool untouched, if @blk still has live objects,
  * or if the pool is (or now, its chunk's links overwritten, becomes)
- * quarantined.
+ * quarantined.  No WARN for a busy block: the caller holds the local
+ * lock, under which printk() must not run (netconsole allocates skbs).
  */
 bool nta_pool_remove_block(struct nta_pool *pool, struct nta_block *blk)
 {
-	if (pool->broken || WARN_ON_ONCE(blk->free_units != NTA_DATA_UNITS))
+	if (pool->broken || blk->free_units != NTA_DATA_UNITS)
 		return false;
 	if (!nta_chunk_del(pool, blk, nta_unit_addr(blk, NTA_HDR_UNITS),
 			   NTA_DATA_UNITS))
@@ -203,8 +204,12 @@ unsigned int nta_pool_trim(struct nta_pool *pool, struct list_head *released,
 		next = nta_chunk_next(chunk);
 		blk = nta_block_of(chunk);
 		/* Queued by a racing (bad) remote free: the drain releases it. */
-		if (!nta_block_claim(blk) || !nta_pool_remove_block(pool, blk))
+		if (!nta_block_claim(blk))
 			continue;
+		if (!nta_pool_remove_block(pool, blk)) {
+			nta_block_unclaim(blk);
+			continue;
+		}
 		list_add(&blk->link, released);
 		n++;
 	}
@@ -496,6 +501,8 @@ const char *nta_bad_free_reason(enum nta_bad_free why)
 		return "double free (already queued for its owner)";
 	case NTA_FREE_WRONG_SIZE:
 		return "size does not match the allocation";
+	case NTA_FREE_BAD_HEADER:
+		return "block header overwritten";
 	}
 	return "unknown";
 }

@@ -269,6 +269,7 @@ enum nta_bad_free {
 	NTA_FREE_NOT_ALLOCATED,	/* no live object starts there: double free */
 	NTA_FREE_PENDING,	/* already freed remotely, not yet drained */
 	NTA_FREE_WRONG_SIZE,	/* size does not match the object */
+	NTA_FREE_BAD_HEADER,	/* the block header's owner was overwritten */
 };
 
 static inline struct nta_block *nta_block_of(const void *ptr)

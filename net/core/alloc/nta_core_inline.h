@@ -303,6 +303,13 @@ static __always_inline bool nta_block_claim(struct nta_block *blk)
 	return !READ_ONCE(blk->queued) && !xchg(&blk->queued, 1);
 }
 
+/* The block stays after all: remote frees may queue it again. */
+static __always_inline void nta_block_unclaim(struct nta_block *blk)
+{
+	/* Release: what the failed removal read, before others may queue it. */
+	smp_store_release(&blk->queued, 0);
+}
+
 /*
  * Above the reserve, keep up to @spares wholly free blocks and give back
  * the rest: releasing every empty block at once would make a pool whose
@@ -313,12 +320,16 @@ static __always_inline void nta_release_if_spare(struct nta_pool *pool,
 						 struct nta_block *blk,
 						 struct list_head *released)
 {
-	if (blk->free_units == NTA_DATA_UNITS &&
-	    pool->nr_blocks > pool->reserve && pool->whole > pool->spares &&
-	    nta_block_claim(blk) && nta_pool_remove_block(pool, blk)) {
-		list_add(&blk->link, released);
-		pool->released++;
+	if (blk->free_units != NTA_DATA_UNITS ||
+	    pool->nr_blocks <= pool->reserve || pool->whole <= pool->spares ||
+	    !nta_block_claim(blk))
+		return;
+	if (!nta_pool_remove_block(pool, blk)) {
+		nta_block_unclaim(blk);
+		return;
 	}
+	list_add(&blk->link, released);
+	pool->released++;
 }
 
 /*

@@ -75,7 +75,7 @@ static int nta_sysctl_enabled(const struct ctl_table *table, int write,
 	tmp.data = &val;
 	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
 	if (write && !ret && val != nta_enabled()) {
-		if (val && !READ_ONCE(nta_ready)) {
+		if (val && !nta_is_ready()) {
 			ret = -ENODEV;
 		} else if (val) {
 			static_branch_enable(&nta_enabled_key);

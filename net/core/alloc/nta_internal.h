@@ -258,6 +258,12 @@ const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 /* Set once the pools exist; until then nta_alloc() declines politely. */
 extern bool nta_ready;
 
+static inline bool nta_is_ready(void)
+{
+	/* Pairs with nta_init()'s release: pools, map and caps set up. */
+	return smp_load_acquire(&nta_ready);
+}
+
 void nta_fill_reserves(void);
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
@@ -292,6 +298,50 @@ static __always_inline bool __nta_owns(const void *ptr)
 	unsigned long idx = nta_block_index(ptr);
 
 	return likely(idx < nta_block_map_bits) && test_bit(idx, nta_block_map);
+}
+
+/*
+ * A block's owning CPU, out of band: the private word of the block's head
+ * page holds the CPU + 1 while a pool has the block, 0 otherwise.  The
+ * header's @pool says the same in band, where a linear overflow from the
+ * memory below the block can forge it; a free on another CPU would then
+ * write through it (the owner's lists and counters).  So every path but
+ * the owner's fast one, which only compares @pool with its own pool,
+ * believes @pool only when the page agrees (nta_block_owner()).
+ */
+static inline void nta_block_set_owner(struct nta_block *blk,
+				       const struct nta_cpu *c)
+{
+	set_page_private(virt_to_page(blk), c->pool.id + 1);
+}
+
+static inline void nta_block_clear_owner(struct nta_block *blk)
+{
+	set_page_private(virt_to_page(blk), 0);
+}
+
+/*
+ * The CPU whose pool owns @blk, a block of NTA's (the caller checked the
+ * block map, and holds off its release: the owner's lock, the mark of a
+ * CPU that holds a live object in it, or rcu_read_lock()), or NULL when
+ * the header's @pool was overwritten.
+ */
+static inline struct nta_cpu *nta_block_owner(const struct nta_block *blk)
+{
+	unsigned long id = page_private(virt_to_page(blk));
+	struct nta_cpu *c;
+
+	if (unlikely(!id || id > nr_cpu_ids))
+		return NULL;
+	c = per_cpu_ptr(&nta_cpu, id - 1);
+	return likely(READ_ONCE(blk->pool) == &c->pool) ? c : NULL;
+}
+
+/* A pool takes a block: in band in its header, out of band in its page. */
+static inline void nta_take_block(struct nta_cpu *c, struct nta_block *blk)
+{
+	nta_block_set_owner(blk, c);
+	nta_pool_add_block(&c->pool, blk);
 }
 
 /*
@@ -465,6 +515,18 @@ static __always_inline bool nta_bins_idle(const struct nta_cpu *c)
 	return unlikely(!c->bins.units) && !timer_pending(&c->decay);
 }
 
+/*
+ * A slow path found the pool quarantined: close the bins too (the caller
+ * holds the lock; only with the mark, which the bins need).
+ */
+static __always_inline void nta_bins_on_broken(struct nta_cpu *c,
+					       bool has_mark,
+					       struct list_head *released)
+{
+	if (unlikely(nta_pool_broken(&c->pool)) && has_mark && !c->bins.closed)
+		nta_bins_close(&c->bins, &c->pool, released);
+}
+
 /* nta_bin_park(), and the decay started if the bins were idle. */
 static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 					 unsigned int units)
@@ -516,6 +578,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 			     struct list_head *released);
 void nta_batch_publish_all(struct nta_cpu *c, bool has_mark);
 void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu);
+bool nta_kick_wanted(unsigned int cpu);
 bool nta_kick_cpu(unsigned int cpu);
 
 /* nta_report.c */

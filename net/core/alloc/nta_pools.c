@@ -233,6 +233,7 @@ struct nta_block *nta_new_block(int node, gfp_t gfp)
 void nta_free_block(struct nta_block *blk)
 {
 	clear_bit(nta_block_index(blk), nta_block_map);
+	nta_block_clear_owner(blk);
 	kmemleak_free(blk);
 	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
 }
@@ -241,6 +242,7 @@ static void nta_free_block_rcu(struct rcu_head *rcu)
 {
 	struct nta_block *blk = container_of(rcu, struct nta_block, rcu);
 
+	nta_block_clear_owner(blk);
 	kmemleak_free(blk);
 	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
 }
@@ -528,7 +530,7 @@ void nta_drain_all(void)
 {
 	unsigned int cpu;
 
-	if (!READ_ONCE(nta_ready))
+	if (!nta_is_ready())
 		return;
 	cpus_read_lock();
 	/* Every batch on its owner's list before any owner drains. */
@@ -559,7 +561,7 @@ static void nta_fill_reserve(unsigned int cpu)
 			break;
 		}
 		local_lock_irqsave(&nta_cpu.lock, flags);
-		nta_pool_add_block(&c->pool, blk);
+		nta_take_block(c, blk);
 		local_unlock_irqrestore(&nta_cpu.lock, flags);
 	}
 }
@@ -583,7 +585,7 @@ void nta_fill_reserves(void)
 {
 	unsigned int cpu;
 
-	if (!READ_ONCE(nta_ready) || !nta_reserve_blocks)
+	if (!nta_is_ready() || !nta_reserve_blocks)
 		return;
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
@@ -601,7 +603,7 @@ static int nta_cpu_online(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned long flags;
 
-	if (nta_init_fault(NTA_INIT_ONLINE) && !READ_ONCE(nta_ready) &&
+	if (nta_init_fault(NTA_INIT_ONLINE) && !nta_is_ready() &&
 	    cpu == cpumask_last(cpu_online_mask))
 		return -ENOMEM;
 
@@ -615,9 +617,6 @@ static int nta_cpu_online(unsigned int cpu)
 	/* Switched off: no reserve until nta_fill_reserves() (sysctl on). */
 	if (static_key_enabled(&nta_enabled_key))
 		nta_fill_reserve(cpu);
-
-	/* It may still run where it moved when the CPU went down. */
-	timer_delete_sync(&c->decay);
 	return 0;
 }
 
@@ -629,10 +628,14 @@ static int nta_cpu_dead(unsigned int cpu)
 {
 	/*
 	 * Still on the dead CPU's timer base (timers move later in the
-	 * teardown): gone before it can move, so that a batch opened when
-	 * the CPU is back arms it afresh.  Its batches are published here.
+	 * teardown): gone before they can move, so that a batch opened or
+	 * a bin parked when the CPU is back arms them afresh, which may be
+	 * before its online callback (interrupts run from
+	 * CPUHP_AP_IRQ_AFFINITY_ONLINE on).  Its batches are published and
+	 * its bins emptied here.
 	 */
 	timer_delete_sync(&per_cpu(nta_cpu, cpu).batch_timer);
+	timer_delete_sync(&per_cpu(nta_cpu, cpu).decay);
 	nta_drain_dead_pool(cpu);
 	return 0;
 }
@@ -894,7 +897,8 @@ static int __init nta_init(void)
 		shrinker_register(shrinker);
 	}
 
-	WRITE_ONCE(nta_ready, true);
+	/* Pairs with the acquire of every reader: pools, map and caps first. */
+	smp_store_release(&nta_ready, true);
 	pr_info("unit %u B, block %lu KiB, reserve %u and limit %u blocks per CPU, %s%s\n",
 		NTA_UNIT, NTA_BLOCK_SIZE >> 10, nta_reserve_blocks,
 		nta_max_blocks, nta_boot_enabled ? "on" : "off",

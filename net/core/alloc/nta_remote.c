@@ -51,6 +51,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -61,8 +62,10 @@
  * A queued free must not wait for its owner for ever: an owner that keeps
  * to its fast path, or that NTA was switched off under, never drains.  A
  * CPU that queued a first block for some owner arms this timer; when it
- * fires, every owner that still has blocks queued is kicked.  Tests that
- * count kicks set a longer delay.
+ * fires, every owner that still has blocks queued is kicked, unless it is
+ * idle or nohz_full (nta_kick_wanted()).  The timer is deferrable: an
+ * idle freeing CPU is not woken for it either.  Tests that count kicks
+ * set a longer delay.
  */
 VISIBLE_IF_KUNIT unsigned long nta_stranded_delay __read_mostly =
 	NTA_STRANDED_DELAY;
@@ -75,7 +78,7 @@ static void nta_stranded_fn(struct timer_list *t)
 	preempt_disable();
 	for_each_possible_cpu(cpu)
 		if (nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) &&
-		    nta_kick_cpu(cpu))
+		    nta_kick_wanted(cpu) && nta_kick_cpu(cpu))
 			this_cpu_inc(nta_cpu.stats.kicks);
 	preempt_enable();
 }
@@ -186,11 +189,11 @@ static unsigned int nta_batch_slot(const struct nta_cpu *c, unsigned int owner)
  * batch for that CPU.  The caller holds @c's mark.  Returns false when no
  * batch is at hand; the free then sets the pending bit instead.
  */
-static bool nta_batch_free(struct nta_cpu *c, struct nta_block *blk,
-			   void *ptr, unsigned int size,
+static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
+			   struct nta_block *blk, void *ptr, unsigned int size,
 			   enum nta_bad_free *why)
 {
-	unsigned int owner = blk->pool->id, unit = nta_unit_of(blk, ptr);
+	unsigned int unit = nta_unit_of(blk, ptr);
 	unsigned int slot = nta_batch_slot(c, owner);
 	struct nta_batch *b = c->batch_open[slot];
 
@@ -326,6 +329,8 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
  * NTA_BATCH_DELAY after a batch opened: publish what this CPU has collected.
  * Pinned, so it runs here unless the CPU went down, whose batches the
  * dead-CPU callback published; a fast path it interrupts holds them.
+ * Deferrable: a CPU that went idle with a batch open is not woken to
+ * publish it; nta_drain_all() (the shrinker) and hotplug do.
  */
 static void nta_batch_timer_fn(struct timer_list *t)
 {
@@ -357,36 +362,42 @@ void __init nta_batch_init(struct nta_cpu *c, unsigned int cpu)
 	}
 	init_llist_head(&c->batch_inbox);
 	init_llist_head(&c->batch_returned);
-	timer_setup(&c->stranded, nta_stranded_fn, 0);
-	timer_setup(&c->batch_timer, nta_batch_timer_fn, TIMER_PINNED);
+	timer_setup(&c->stranded, nta_stranded_fn, TIMER_DEFERRABLE);
+	timer_setup(&c->batch_timer, nta_batch_timer_fn,
+		    TIMER_PINNED | TIMER_DEFERRABLE);
 }
 
 /*
  * Queue the object for its owner: in a batch when the caller holds the
  * mark and batching is on, else with its pending bit.  The owner drains
- * on its next slow path, so it only needs a kick when it may not take one
- * soon: when it is idle and this is the first block queued, or when
- * NTA_KICK_BLOCKS blocks have piled up anyway; otherwise the
- * stranded-free timer is the bound.
+ * on its next slow path; it is kicked only when NTA_KICK_BLOCKS blocks
+ * have piled up anyway and it is neither idle nor nohz_full (an idle
+ * owner takes a slow path when it next allocates, and SLUB's remote frees
+ * wake nobody either); otherwise the stranded-free timer is the bound.
  */
 enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 				      struct nta_block *blk, void *ptr,
 				      unsigned int size)
 {
-	struct nta_pool *owner = blk->pool;
-	enum nta_bad_free why;
-	unsigned int queued;
-	bool batched;
+	enum nta_bad_free why = NTA_FREE_BAD_HEADER;
+	unsigned int owner = 0, queued;
+	bool batched = false;
+	struct nta_cpu *oc;
 
 	/* The owner may give the block back while we look at its header. */
 	rcu_read_lock();
-	batched = has_mark && READ_ONCE(nta_remote_batching) &&
-		  nta_batch_free(c, blk, ptr, size, &why);
-	if (!batched) {
+	/* Nothing is written through a header its page does not back. */
+	oc = nta_block_owner(blk);
+	if (likely(oc)) {
+		owner = oc->pool.id;
+		batched = has_mark && READ_ONCE(nta_remote_batching) &&
+			  nta_batch_free(c, owner, blk, ptr, size, &why);
+	}
+	if (likely(oc) && !batched) {
 		/* Poisoned before the owner can see it pending. */
 		if (NTA_KASAN && !nta_check_object(blk, ptr, size))
 			nta_hook_free(ptr, size);
-		why = nta_remote_free(owner, ptr, size, &queued);
+		why = nta_remote_free(&oc->pool, ptr, size, &queued);
 	}
 	rcu_read_unlock();
 	if (unlikely(why))
@@ -399,8 +410,8 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 	nta_count(c, has_mark, NTA_CTR(remote_atomics), queued ? 4 : 1);
 	if (likely(!queued))
 		return NTA_FREE_OK;
-	if (queued == NTA_KICK_BLOCKS || (queued == 1 && idle_cpu(owner->id))) {
-		if (nta_kick_cpu(owner->id))
+	if (queued == NTA_KICK_BLOCKS && nta_kick_wanted(owner)) {
+		if (nta_kick_cpu(owner))
 			nta_count(c, has_mark, NTA_CTR(kicks), 1);
 	} else if (queued == 1) {
 		nta_arm_stranded(c);
@@ -430,13 +441,32 @@ noinline void __nta_drain_locked(struct nta_cpu *c, bool has_mark,
 }
 
 /*
+ * Whether a kick of @cpu (nta_kick_cpu()) is worth its interrupt: not for
+ * an idle CPU or a nohz_full one, whose isolation an IPI would break.  Its
+ * queue waits for its next slow path, nta_drain_all() (the shrinker) or
+ * hotplug.  An offline CPU is drained from a work item, no IPI.
+ */
+bool nta_kick_wanted(unsigned int cpu)
+{
+	return !cpu_online(cpu) || (!idle_cpu(cpu) && !tick_nohz_full_cpu(cpu));
+}
+
+/*
  * Ask @cpu to drain its remote list.  An offline owner cannot run its
  * irq_work; its pool is drained from a work item instead.  Returns false
- * when a kick was already on its way.
+ * when a kick was already on its way.  Preemption is off from the check
+ * to the queueing, so that @cpu cannot finish going offline in between
+ * (stop_machine() waits for us): on PREEMPT_RT a caller may be preemptible.
  */
 bool nta_kick_cpu(unsigned int cpu)
 {
+	bool queued;
+
+	preempt_disable();
 	if (cpu_online(cpu))
-		return irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
-	return schedule_work(&nta_offline_work);
+		queued = irq_work_queue_on(&per_cpu(nta_cpu, cpu).kick, cpu);
+	else
+		queued = schedule_work(&nta_offline_work);
+	preempt_enable();
+	return queued;
 }

@@ -129,6 +129,16 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 }
 
 /*
+ * Called by nta_bin_pop() under the fast-path mark, for a bin whose link
+ * was overwritten (a write after free); the slow path that follows prints.
+ */
+void nta_report_bad_bin(const void *obj, unsigned int units)
+{
+	atomic_inc(&nta_poison_reports);
+	nta_record_report(obj, obj, units * NTA_UNIT, NTA_FREE_OK);
+}
+
+/*
  * Called under the lock by CONFIG_NTA_DEBUG's check of a free chunk, and
  * when free-list links are found overwritten (@bad == @chunk).
  */

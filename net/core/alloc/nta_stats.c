@@ -66,7 +66,7 @@ s64 nta_kmalloc_of_units(unsigned int units)
 void __init nta_model_small_cache(unsigned int size)
 {
 	nta_small_cache_size = size;
-	if (READ_ONCE(nta_ready))
+	if (nta_is_ready())
 		nta_init_kmalloc_units();
 }
 

@@ -213,9 +213,9 @@ unsigned int bin_check_obj(const struct hcpu *c, const void *obj,
 {
 	if (bin_check_parked(c, obj, units))
 		return 1;
-	if (nta_bin_next(obj) != older) {
+	if (nta_bin_next(obj, units) != older) {
 		t_fail(__FILE__, __LINE__, "bin %u: %p links to %p, not %p",
-		       units, obj, nta_bin_next(obj), older);
+		       units, obj, nta_bin_next(obj, units), older);
 		return 1;
 	}
 	return 0;
@@ -240,7 +240,7 @@ static unsigned int bin_check_list(const struct hcpu *c,
 	const void *obj = nb->bin[u];
 	unsigned int i;
 
-	for (i = 0; obj && i < nb->nr[u]; i++, obj = nta_bin_next(obj)) {
+	for (i = 0; obj && i < nb->nr[u]; i++, obj = nta_bin_next(obj, u)) {
 		void *blk = nta_block_of(obj);
 
 		if (!bsearch(&blk, blocks, nr_blocks, sizeof(*blocks), ptr_cmp)) {
@@ -298,4 +298,15 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 		errors++;
 	}
 	return errors;
+}
+
+/* nta_bins.h: a bin's link found overwritten (nta_bin_pop()). */
+void nta_report_bad_bin(const void *obj, unsigned int units)
+{
+	atomic_inc(&h_poison_reports);
+	h_last_poison_chunk = obj;
+	h_last_poison_bad = obj;
+	h_last_poison_units = units;
+	printf("# nta_report_bad_bin: bin %u: link of %p overwritten\n",
+	       units, obj);
 }

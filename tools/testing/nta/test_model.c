@@ -235,7 +235,7 @@ static void *bin_nth(const struct bins *b, unsigned int units, unsigned int i)
 	void *obj = b->bins.bin[units];
 
 	while (obj && i--)
-		obj = nta_bin_next(obj);
+		obj = nta_bin_next(obj, units);
 	return obj;
 }
 
@@ -547,7 +547,7 @@ static void model_decay(struct model *m)
 		void *top = b->bins.bin[u];
 		/* The oldest kept, and the list ends after it. */
 		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
-		bool last_ok = last && last == oldest[u] && !nta_bin_next(last);
+		bool last_ok = last && last == oldest[u] && !nta_bin_next(last, u);
 
 		if (nr <= nta_bin_base_cap_of(u) << want && nr == exp &&
 		    (!nr || (top == newest[u] && last_ok)))
@@ -721,7 +721,7 @@ static unsigned long model_bin_lists(struct model *m)
 			if (s && (owner & SH_BINNED) && !(owner & SH_SEEN) &&
 			    sh_object_is(s, unit, u, owner)) {
 				s->owner[unit] |= SH_SEEN;
-				obj = nta_bin_next(obj);
+				obj = nta_bin_next(obj, u);
 				continue;
 			}
 			if (m->errors++ < 5)
@@ -731,7 +731,7 @@ static unsigned long model_bin_lists(struct model *m)
 			/* Its link is not followed: it may be no object at all. */
 			if (!s)
 				break;
-			obj = nta_bin_next(obj);
+			obj = nta_bin_next(obj, u);
 		}
 	}
 	return listed;

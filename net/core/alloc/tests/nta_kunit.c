@@ -3,8 +3,8 @@
  * KUnit suite nta: the per-CPU allocator (nta.c and its neighbours),
  * driven through nta_alloc() and nta_free() on the CPUs' own pools, with
  * deltas of nta_get_stats() checked: sizes and bad input, remote frees from a
- * kthread bound to another CPU and their races with the owner, the kick
- * of an idle owner, remote-free batches, CPU hotplug, growth, return, the
+ * kthread bound to another CPU and their races with the owner, kicks of
+ * busy owners and none for idle ones, remote-free batches, CPU hotplug, growth, return, the
  * shrinker and the cap, the hardened usercopy bound, the per-CPU bins and
  * the fast path's exclusion.  Without a second CPU the remote, kick and
  * hotplug cases are skipped.  Not instrumented by KASAN: it looks into
@@ -153,7 +153,7 @@ static int nta_tcall_thread(void *data)
 /*
  * Run @fn(@arg) in a kthread bound to @cpu and wait for it.  With @busy
  * the caller spins meanwhile instead of sleeping, so that its CPU does not
- * look idle: a remote free kicks an idle owner at once.
+ * look idle: a remote free leaves an idle owner alone.
  */
 static void nta_run_on(struct kunit *test, unsigned int cpu,
 		       void (*fn)(void *arg), void *arg, bool busy)
@@ -178,12 +178,19 @@ struct nta_tobjs {
 	int wait_idle;		/* CPU to wait for to go idle first, or -1 */
 	bool was_idle;
 	bool trusted;		/* free with nta_free_trusted() */
+	int spin_for;		/* CPU + 1 whose queue the freer then spins on */
 };
+
+static bool nta_tremote_empty(unsigned int cpu)
+{
+	return llist_empty(&nta_tcpu(cpu)->pool.remote);
+}
 
 static void nta_tfree_range(void *arg)
 {
 	struct nta_tobjs *o = arg;
 	unsigned int i, us;
+	unsigned long t0;
 
 	if (o->wait_idle >= 0) {
 		for (us = 0; us < USEC_PER_SEC && !idle_cpu(o->wait_idle); us += 10)
@@ -197,6 +204,10 @@ static void nta_tfree_range(void *arg)
 			nta_free(o->obj[i], o->size);
 	}
 	o->cpu = raw_smp_processor_id();
+	/* Busy, so that its deferrable stranded-free timer can fire. */
+	for (t0 = jiffies; o->spin_for && !nta_tremote_empty(o->spin_for - 1) &&
+	     time_before(jiffies, t0 + 5 * HZ);)
+		cpu_relax();
 }
 
 /* Free objects [@from, @to) on @cpu; @busy as for nta_run_on(). */
@@ -246,11 +257,6 @@ static unsigned int nta_tnr_blocks(const struct nta_tobjs *o,
 static int nta_tremote_blocks(unsigned int cpu)
 {
 	return atomic_read(&nta_tcpu(cpu)->pool.remote_blocks);
-}
-
-static bool nta_tremote_empty(unsigned int cpu)
-{
-	return llist_empty(&nta_tcpu(cpu)->pool.remote);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -460,6 +466,9 @@ enum nta_tgbad_kind {
 	NTA_TG_FAKE_BLOCK,
 	NTA_TG_FAKE_OTHER,
 	NTA_TG_FAKE_NESTED,
+	NTA_TG_FORGED,
+	NTA_TG_FORGED_PENDING,
+	NTA_TG_FORGED_OTHER,
 };
 
 struct nta_tgbad {
@@ -480,6 +489,15 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "foreign_vmalloc", NTA_TG_VMALLOC },
 	{ "foreign_fake_block", NTA_TG_FAKE_BLOCK },
 	/*
+	 * A live object whose block header names a pool the block's page
+	 * does not (as a linear overflow from below the block forges it):
+	 * a decoy anywhere, through a batch or the pending bit, or another
+	 * CPU's real pool.  Nothing is written through the header.
+	 */
+	{ "forged_owner", NTA_TG_FORGED },
+	{ "forged_owner_pending", NTA_TG_FORGED_PENDING },
+	{ "forged_owner_other_cpu", NTA_TG_FORGED_OTHER },
+	/*
 	 * nta_free_trusted() reads the header word naming the pool before
 	 * the block map: not for a vmalloc() pointer, whose block-aligned
 	 * base may be unmapped, nor for a forged header naming this CPU,
@@ -497,6 +515,7 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "trusted_foreign_kmalloc", NTA_TG_KMALLOC, true },
 	{ "trusted_fake_block_other_cpu", NTA_TG_FAKE_OTHER, true },
 	{ "trusted_fake_block_nested", NTA_TG_FAKE_NESTED, true },
+	{ "trusted_forged_owner", NTA_TG_FORGED, true },
 };
 
 static void nta_tgbad_desc(const struct nta_tgbad *t, char *desc)
@@ -522,13 +541,17 @@ static void nta_free_bad_input(struct kunit *test)
 	void *obj, *guard, *bad, *foreign = NULL;
 	struct nta_stats st0, st1;
 	struct nta_block *fake = NULL, *fake_copy = NULL;
+	struct nta_pool *decoy = NULL, *decoy_copy = NULL, *pool = NULL;
 	unsigned int cpu, other = 0;
 	unsigned long free_units;
 
 	nta_tneed_ready(test);
 	cpu = nta_tpin(test, -1);
-	if (t->kind == NTA_TG_FAKE_OTHER && nta_tother_cpu(cpu) < 0)
+	if ((t->kind == NTA_TG_FAKE_OTHER || t->kind == NTA_TG_FORGED_OTHER) &&
+	    nta_tother_cpu(cpu) < 0)
 		kunit_skip(test, "one CPU online");
+	if (t->kind == NTA_TG_FORGED_PENDING)
+		nta_tpending_path(test);
 	/* The slow path under a held mark takes a sleeping lock on RT. */
 	if (t->kind == NTA_TG_FAKE_NESTED && IS_ENABLED(CONFIG_PREEMPT_RT))
 		kunit_skip(test, "PREEMPT_RT");
@@ -597,6 +620,19 @@ static void nta_free_bad_input(struct kunit *test)
 		bad = nta_tunit_addr(fake, NTA_HDR_UNITS);
 		memcpy(fake_copy, fake, sizeof(*fake));
 		break;
+	case NTA_TG_FORGED:
+	case NTA_TG_FORGED_PENDING:
+	case NTA_TG_FORGED_OTHER:
+		/* A decoy whose id names CPU 0: a batch would go there. */
+		decoy = kunit_kzalloc(test, sizeof(*decoy), GFP_KERNEL);
+		decoy_copy = kunit_kzalloc(test, sizeof(*decoy), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, decoy);
+		KUNIT_ASSERT_NOT_NULL(test, decoy_copy);
+		if (t->kind == NTA_TG_FORGED_OTHER)
+			pool = &nta_tcpu(nta_tother_cpu(cpu))->pool;
+		else
+			pool = decoy;
+		break;
 	}
 	if (t->kind == NTA_TG_KMALLOC || t->kind == NTA_TG_VMALLOC)
 		KUNIT_ASSERT_NOT_NULL(test, foreign);
@@ -609,6 +645,8 @@ static void nta_free_bad_input(struct kunit *test)
 		kunit_skip(test, "kmalloc() returned a KFENCE object");
 	}
 
+	if (pool)
+		WRITE_ONCE(nta_block_of(obj)->pool, pool);
 	nta_tsnap_this_cpu(test, s0);
 	nta_tstats(&st0);
 	if (t->kind == NTA_TG_FAKE_NESTED) {
@@ -625,11 +663,20 @@ static void nta_free_bad_input(struct kunit *test)
 	}
 	nta_tstats(&st1);
 	nta_tsnap_this_cpu(test, s1);
+	if (pool) {
+		WRITE_ONCE(nta_block_of(obj)->pool, &nta_tcpu(cpu)->pool);
+		/* Nothing queued on the pool the header named. */
+		if (t->kind == NTA_TG_FORGED_OTHER)
+			KUNIT_EXPECT_TRUE(test, llist_empty(&pool->remote));
+	}
 	nta_texpect_stats_bad(test, &st0, &st1, 1);
 	NTA_EXPECT_SNAP_EQ(test, s0, s1);
 	/* Nothing written into the forged block (no pending bit, no merge). */
 	if (fake)
 		KUNIT_EXPECT_EQ(test, memcmp(fake, fake_copy, sizeof(*fake)), 0);
+	/* Nor into the decoy the forged header pointed at. */
+	if (decoy)
+		KUNIT_EXPECT_EQ(test, memcmp(decoy, decoy_copy, sizeof(*decoy)), 0);
 
 	/* Merge what sits in the bins: they may hold objects of any size. */
 	nta_drain_all();
@@ -1118,16 +1165,30 @@ static void nta_remote_free_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.requested_bytes, s0.requested_bytes);
 }
 
-/* The first remote free for an idle owner kicks it to drain at once. */
-static void nta_remote_kick_idle(struct kunit *test)
+static void nta_tstranded_restore(void *data)
 {
-	unsigned int owner, ms;
-	struct nta_stats s0, s1;
+	WRITE_ONCE(nta_stranded_delay, (unsigned long)data);
+}
+
+/*
+ * An idle owner is not interrupted for a remote free: neither by the free
+ * nor by the freer's stranded-free timer (here due after one jiffy).
+ * The free waits queued until the owner's next slow path drains it.
+ */
+static void nta_remote_idle_not_kicked(struct kunit *test)
+{
+	unsigned long saved = READ_ONCE(nta_stranded_delay);
+	struct nta_stats s0, s1, s2;
 	struct nta_tobjs *o;
+	unsigned int owner;
 	int other;
+	void *p;
 
 	nta_tneed_ready(test);
 	owner = nta_tpin_two(test, &other);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tstranded_restore,
+							(void *)saved), 0);
+	WRITE_ONCE(nta_stranded_delay, 1);
 	nta_drain_all();
 	o = nta_talloc_objs(test, 1, 500);
 	nta_tstats(&s0);
@@ -1137,19 +1198,20 @@ static void nta_remote_kick_idle(struct kunit *test)
 	nta_run_on(test, other, nta_tfree_range, o, false);
 	if (!o->was_idle)
 		kunit_skip(test, "CPU %u did not go idle", owner);
-	for (ms = 0; ms < 5000 && !nta_tremote_empty(owner); ms += 20)
-		msleep(20);
+	/* Idle all along, long past the stranded-free timer. */
+	msleep(200);
 	nta_tstats(&s1);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, kicks), 1);
-	KUNIT_EXPECT_TRUE_MSG(test, nta_tremote_empty(owner),
-			      "idle CPU %u did not drain within 5 s", owner);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 1);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, drains), 1);
-}
-
-static void nta_tstranded_restore(void *data)
-{
-	WRITE_ONCE(nta_stranded_delay, (unsigned long)data);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, kicks), 0);
+	KUNIT_EXPECT_FALSE(test, nta_tremote_empty(owner));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 0);
+	/* Its next slow path (bins empty for this length) drains it. */
+	p = nta_alloc(3 * NTA_UNIT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	nta_tstats(&s2);
+	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, frees), 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, drains), 1);
+	nta_free(p, 3 * NTA_UNIT);
 }
 
 /*
@@ -1173,11 +1235,13 @@ static void nta_remote_stranded(struct kunit *test)
 	WRITE_ONCE(nta_stranded_delay, NTA_STRANDED_DELAY);
 	o = nta_talloc_objs(test, 2, 700);
 	nta_tstats(&s0);
-	/* The owner spins while the other CPU frees: no idle kick. */
-	nta_tfree_on(test, other, o, 0, 2, true);
+	/*
+	 * The owner spins while the other CPU frees and then spins too,
+	 * until the owner drained: both busy, neither left alone as idle.
+	 */
+	o->spin_for = owner + 1;
 	t0 = jiffies;
-	while (!nta_tremote_empty(owner) && time_before(jiffies, t0 + 5 * HZ))
-		msleep(20);
+	nta_tfree_on(test, other, o, 0, 2, true);
 	waited = jiffies - t0;
 	nta_tstats(&s1);
 	kunit_info(test, "drained after %u ms (bound %u ms)\n",
@@ -2073,14 +2137,14 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 	void *p;
 
 	for (p = c->bins.bin[units]; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
-	     p = nta_bin_next(p))
+	     p = nta_bin_next(p, units))
 		n++;
 	return n;
 }
 
 /*
- * The bin links: the object after a binned one is its first word,
- * decoded; with CONFIG_SLAB_FREELIST_HARDENED the raw word is not that
+ * The bin links: the object after a binned one is the word in its
+ * middle, decoded; with CONFIG_SLAB_FREELIST_HARDENED the raw word is not that
  * pointer, so what leaks from a free object gives no address away.
  */
 static void nta_bin_link_hardened(struct kunit *test)
@@ -2103,8 +2167,8 @@ static void nta_bin_link_hardened(struct kunit *test)
 	nta_free(a, units * NTA_UNIT);
 	nta_free(b, units * NTA_UNIT);
 	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
-	KUNIT_EXPECT_PTR_EQ(test, nta_bin_next(b), a);
-	raw = *(unsigned long *)b;
+	KUNIT_EXPECT_PTR_EQ(test, nta_bin_next(b, units), a);
+	raw = *(unsigned long *)nta_bin_link_at(b, units);
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		KUNIT_EXPECT_NE(test, raw, (unsigned long)a);
 	else
@@ -2114,6 +2178,124 @@ static void nta_bin_link_hardened(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, nta_alloc(units * NTA_UNIT, GFP_KERNEL), a);
 	nta_free(a, units * NTA_UNIT);
 	nta_free(b, units * NTA_UNIT);
+}
+
+/*
+ * A bin link overwritten (a write after free into a binned head) to a
+ * pointer off a unit boundary: the allocation that would follow it drops
+ * the bin and reports, and hands out neither the bad pointer nor the
+ * objects the bin still held (they stay out of use, as a quarantined
+ * pool's chunks do).
+ */
+static void nta_bin_link_overwritten(struct kunit *test)
+{
+	unsigned int cpu, units = 2, size = units * NTA_UNIT;
+	void *a, *b, *p, **at;
+	struct nta_cpu *c;
+	int reports;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	if (!nta_links_checked())
+		kunit_skip(test, "links are checked with LIST_HARDENED or SLAB_FREELIST_HARDENED");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	a = nta_alloc(size, GFP_KERNEL);
+	b = nta_alloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	nta_free(a, size);
+	nta_free(b, size);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
+	KUNIT_ASSERT_EQ(test, c->bins.nr[units], 2);
+	/* b's link now decodes to a + 1: encoded, so the check cannot miss. */
+	at = nta_bin_link_at(b, units);
+	*at = nta_bin_link(at, a + 1);
+	reports = atomic_read(&nta_poison_reports);
+	p = nta_alloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_PTR_NE(test, p, a + 1);
+	KUNIT_EXPECT_PTR_NE(test, p, b);
+	KUNIT_EXPECT_PTR_NE(test, p, a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
+	KUNIT_EXPECT_NULL(test, c->bins.bin[units]);
+	KUNIT_EXPECT_EQ(test, c->bins.nr[units], 0);
+	KUNIT_EXPECT_EQ(test, c->bins.units, 0);
+	nta_free(p, size);
+	/* Put the two back as they were, under the mark, to be merged. */
+	preempt_disable();
+	__this_cpu_write(nta_cpu.busy, 1);
+	*at = nta_bin_link(at, a);
+	nta_bin_set_next(a, units, c->bins.bin[units]);
+	c->bins.bin[units] = b;
+	c->bins.nr[units] += 2;
+	c->bins.units += 2 * units;
+	__this_cpu_write(nta_cpu.busy, 0);
+	preempt_enable();
+	nta_drain_all();
+}
+
+/*
+ * A quarantined pool hands out nothing more: the next slow path closes
+ * the bins too, so an object parked in them before is not handed out
+ * again, and allocations fail (heads come from kmalloc).
+ */
+static void nta_bins_closed_on_quarantine(struct kunit *test)
+{
+	unsigned int cpu, units = 2, size = units * NTA_UNIT;
+	struct nta_block *blk;
+	unsigned long flags;
+	struct nta_cpu *c;
+	void *a, *b;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	if (!nta_links_checked())
+		kunit_skip(test, "no quarantine without LIST_HARDENED or SLAB_FREELIST_HARDENED");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	nta_drain_all();
+	a = nta_alloc(size, GFP_KERNEL);
+	b = nta_alloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	nta_free(b, size);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c->pool.broken = true;
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	/* No bin of this length: the slow path, which closes the bins. */
+	KUNIT_EXPECT_NULL(test, nta_alloc(5 * NTA_UNIT, GFP_KERNEL));
+	KUNIT_EXPECT_TRUE(test, c->bins.closed);
+	KUNIT_EXPECT_EQ(test, c->bins.units, 0);
+	KUNIT_EXPECT_FALSE(test, nta_bin_has_room(&c->bins, units));
+	/* b, binned before the quarantine, is not handed out again. */
+	KUNIT_EXPECT_NULL(test, nta_alloc(size, GFP_KERNEL));
+
+	/*
+	 * Undo, under the lock and the mark: the pool and bins as before,
+	 * and b, kept out of use by the broken pool, live again (and counted
+	 * in again, as its free counted it out) to be freed.
+	 */
+	preempt_disable();
+	__this_cpu_write(nta_cpu.busy, 1);
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	c->pool.broken = false;
+	c->bins.closed = false;
+	nta_bins_set_shift(&c->bins, c->bins.shift);
+	blk = nta_block_of(b);
+	nta_mark_live(blk, nta_unit_of(blk, b), units);
+	nta_account(c, false, size, 1);
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	__this_cpu_write(nta_cpu.busy, 0);
+	preempt_enable();
+	nta_free(b, size);
+	nta_free(a, size);
+	nta_drain_all();
 }
 
 /*
@@ -2332,18 +2514,27 @@ static const u8 *nta_tbyte_not(const void *p, size_t len, u8 c)
 	return NULL;
 }
 
+/* nta_tbyte_not(@obj, @size, 0) but for a binned object's link word. */
+static const u8 *nta_tnonzero_but_link(const void *obj, unsigned int size)
+{
+	const void *link = nta_bin_link_at(obj, nta_size_to_units(size));
+	const u8 *b = nta_tbyte_not(obj, link - obj, 0);
+
+	return b ?: nta_tbyte_not(link + sizeof(void *),
+				  obj + size - link - sizeof(void *), 0);
+}
+
 /*
  * init_on_free=1 promises that freed memory is wiped.  A batched remote
  * free is wiped by the owner once its drain has checked it (nta.rst),
  * before the object goes into the owner's bin: a full batch, drained by
  * the owner's next slow path, leaves every object binned, unmerged (so
- * not poisoned by CONFIG_NTA_DEBUG either) and zero past its bin link.
+ * not poisoned by CONFIG_NTA_DEBUG either) and zero but for its bin link.
  */
 static void nta_remote_init_on_free(struct kunit *test)
 {
 	const unsigned int n = NTA_BATCH_MAX, size = 512;
 	unsigned int units = nta_size_to_units(size), owner, i;
-	const size_t link = sizeof(void *);
 	struct nta_tobjs *o;
 	struct nta_cpu *c;
 	void *trig, *p;
@@ -2367,7 +2558,7 @@ static void nta_remote_init_on_free(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		p = o->obj[i];
 		KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
-		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p + link, size - link, 0));
+		KUNIT_EXPECT_NULL(test, nta_tnonzero_but_link(p, size));
 	}
 	nta_free(trig, NTA_UNIT);
 	nta_drain_all();
@@ -2377,12 +2568,11 @@ static void nta_remote_init_on_free(struct kunit *test)
  * init_on_free=1 on the owner: nta_free() wipes the object before it is
  * parked in its bin, on the slow path (the bins idle: the first free
  * starts their decay) as on the fast one (nta_free_wiped()).  Only the
- * first word, the bin's link, may be non-zero.
+ * word of the bin's link may be non-zero.
  */
 static void nta_local_init_on_free(struct kunit *test)
 {
 	unsigned int size = 512, units = nta_size_to_units(size), cpu, i;
-	const size_t link = sizeof(void *);
 	struct nta_stats s0, s1;
 	struct nta_tobjs *o;
 	struct nta_cpu *c;
@@ -2411,7 +2601,51 @@ static void nta_local_init_on_free(struct kunit *test)
 			2 * units * NTA_UNIT);
 	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], p[1]);
 	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_NULL(test, nta_tbyte_not(p[i] + link, size - link, 0));
+		KUNIT_EXPECT_NULL(test, nta_tnonzero_but_link(p[i], size));
+	nta_drain_all();
+}
+
+/*
+ * init_on_free=1 and merged chunks: small objects freed and merged leave
+ * free-list and bin links at what become interior unit boundaries of the
+ * chunk; a larger object carved from it later (the slow path) must still
+ * be zero throughout, as SLUB's objects are under init_on_free.
+ */
+static void nta_merged_init_on_free(struct kunit *test)
+{
+	const unsigned int n = 64, small = NTA_UNIT, big = 16 * NTA_UNIT;
+	void *lo = NULL, *hi = NULL, *q[8];
+	unsigned int i, overlaps = 0;
+	struct nta_tobjs *o;
+
+	nta_tneed_ready(test);
+	if (!want_init_on_free())
+		kunit_skip(test, "init_on_free is off");
+	nta_tpin(test, -1);
+	nta_drain_all();
+	o = nta_talloc_objs(test, n, small);
+	for (i = 0; i < n; i++) {
+		memset(o->obj[i], 0x5a, small);
+		if (!lo || o->obj[i] < lo)
+			lo = o->obj[i];
+		if (!hi || o->obj[i] > hi)
+			hi = o->obj[i];
+	}
+	for (i = 0; i < n; i++)
+		nta_free(o->obj[i], small);
+	/* Out of the bins, merged with each other and their neighbours. */
+	nta_drain_all();
+	for (i = 0; i < ARRAY_SIZE(q); i++) {
+		q[i] = nta_alloc(big, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, q[i]);
+		if (q[i] + big > lo && q[i] < hi + small)
+			overlaps++;
+		KUNIT_EXPECT_NULL(test, nta_tbyte_not(q[i], big, 0));
+	}
+	/* Else the check above looked at no merged memory at all. */
+	KUNIT_EXPECT_GT(test, overlaps, 0);
+	for (i = 0; i < ARRAY_SIZE(q); i++)
+		nta_free(q[i], big);
 	nta_drain_all();
 }
 
@@ -2689,11 +2923,12 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_remote_free_neighbour_busy),
 	KUNIT_CASE(nta_remote_free_race),
 	KUNIT_CASE(nta_double_free_race),
-	KUNIT_CASE(nta_remote_kick_idle),
+	KUNIT_CASE(nta_remote_idle_not_kicked),
 	KUNIT_CASE(nta_remote_kick_threshold),
 	KUNIT_CASE(nta_remote_stranded),
 	KUNIT_CASE(nta_remote_init_on_free),
 	KUNIT_CASE(nta_local_init_on_free),
+	KUNIT_CASE(nta_merged_init_on_free),
 	KUNIT_CASE(nta_batch_free_drain),
 	KUNIT_CASE(nta_batch_stale_double_free),
 	KUNIT_CASE(nta_batch_timer),
@@ -2706,6 +2941,8 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_cap),
 	KUNIT_CASE(nta_bin_reuse),
 	KUNIT_CASE(nta_bin_link_hardened),
+	KUNIT_CASE(nta_bin_link_overwritten),
+	KUNIT_CASE(nta_bins_closed_on_quarantine),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
 	KUNIT_CASE(nta_batch_drain_rest_waits),
