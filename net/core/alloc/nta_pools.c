@@ -38,7 +38,9 @@
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/nta.h>
+#include <linux/numa.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -786,9 +788,23 @@ static int __init nta_init_block_map(void)
 }
 
 /*
- * The reserves of the CPUs of a node take at most 1/NTA_RESERVE_SHARE of
- * that node's memory, so that no value of nta_reserve= can eat a machine;
- * every pool gets the smallest such share over the nodes that have CPUs.
+ * The node whose memory @cpu's blocks come from: its own, or for a CPU of
+ * a memoryless node the nearest node with memory, where the page
+ * allocator's zonelist falls back to.
+ */
+static int __init nta_cpu_memory_node(unsigned int cpu)
+{
+	int nid = cpu_to_node(cpu);
+
+	return node_state(nid, N_MEMORY) ? nid : numa_nearest_node(nid, N_MEMORY);
+}
+
+/*
+ * The reserves of the CPUs whose blocks come from a node take at most
+ * 1/NTA_RESERVE_SHARE of that node's memory, so that no value of
+ * nta_reserve= can eat a machine; every pool gets the smallest such share
+ * over the nodes with memory.  A memoryless node's CPUs count against the
+ * node they take memory from, not against their own empty one.
  */
 static void __init nta_clamp_reserve(void)
 {
@@ -796,11 +812,13 @@ static void __init nta_clamp_reserve(void)
 	unsigned long pages;
 	int nid;
 
-	for_each_node_with_cpus(nid) {
+	for_each_node_state(nid, N_MEMORY) {
 		ncpus = 0;
 		for_each_possible_cpu(cpu)
-			if (cpu_to_node(cpu) == nid)
+			if (nta_cpu_memory_node(cpu) == nid)
 				ncpus++;
+		if (!ncpus)
+			continue;
 		/* What the page allocator has, not holes or the kernel image. */
 		pages = min(node_present_pages(nid), totalram_pages());
 		cap = pages / NTA_RESERVE_SHARE / max(ncpus, 1U) /
