@@ -20,7 +20,7 @@
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
-#   make pahole                     struct sk_buff size: base vs series
+#   make pahole                     struct sk_buff size: base vs series (2 configs)
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
 #   make check-extra [EXTRA=bisect|rt|kcsan]  check-bisect, then make check on a PREEMPT_RT kernel with lockdep

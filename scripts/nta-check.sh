@@ -111,8 +111,8 @@ for f in $(grep -E '\.[ch]$' <<<"$added" | grep -v '^tools/'); do
 done
 
 step "pahole: skbuff.o with NET_NTA off" "$NTA_LOGS/check-pahole.log" "$NTA_ROOT/scripts/nta-pahole.sh"
-verdict $? "pahole: skbuff.o builds with NET_NTA off (x86_64_defconfig), struct sk_buff keeps its size" \
-	"pahole: skbuff.o with NET_NTA off (x86_64_defconfig) does not build, or struct sk_buff changed size"
+verdict $? "pahole: skbuff.o builds with NET_NTA off (x86_64_defconfig, and without NETWORK_SECMARK), struct sk_buff keeps its size, its slab objects too without NETWORK_SECMARK" \
+	"pahole: skbuff.o with NET_NTA off does not build, or struct sk_buff (x86_64_defconfig) or its slab objects (either config) grew"
 klog=$NTA_LOGS/check-kernel-$FLAVOUR.log
 if ! step "kernel: $FLAVOUR build" "$klog" "$NTA_ROOT/scripts/nta-kernel.sh" "$FLAVOUR"; then
 	grep -q 'config options dropped' "$klog" && abort "kernel: $FLAVOUR config lost fragment options"

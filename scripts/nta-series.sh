@@ -159,17 +159,32 @@ does it change a new file of a later patch, or do the new files not contain its 
 	verify
 }
 
-# The cover letter without git's " create mode" lines, patches/cover-letter.txt
-# its body, the newest make demo / make bench summary for @RESULTS@.
+# Who the cover letter is copied to: netdev, and the slab allocator's
+# maintainers, reviewers and list (linux-mm) as the base's MAINTAINERS names
+# them; one "Cc: " header line each.
+cover_cc() {
+	local cc
+	cc=$(awk '/^SLAB ALLOCATOR$/ { s = 1; next } s && /^$/ { exit }
+		s && /^[LMR]:/ { sub(/^[LMR]:[ \t]*/, ""); print }' "$NTA_TREE/MAINTAINERS" | grep @)
+	[ -n "$cc" ] || die "no SLAB ALLOCATOR entry in $NTA_TREE/MAINTAINERS for the cover letter's Cc"
+	{ echo netdev@vger.kernel.org; grep -v '<' <<<"$cc"; grep '<' <<<"$cc"; } |
+		awk '!seen[$0]++ { print "Cc: " $0 }'
+}
+
+# The cover letter without git's " create mode" lines, its Cc (cover_cc),
+# patches/cover-letter.txt its body, the newest make demo / make bench
+# summary for @RESULTS@.  The From: and sign-off are the user's git identity.
 export_series() {
-	local cover=$SERIES_OUT/0000-cover-letter.patch results
+	local cover=$SERIES_OUT/0000-cover-letter.patch results cc
+	cc=$(cover_cc) || exit 1
 	rm -rf "$SERIES_OUT"; mkdir -p "$SERIES_OUT"
 	# RFC while the base is 6.12.y: net-next patches must apply to net-next.
 	T -c user.name="$NAME" -c user.email="$MAIL" format-patch -q --cover-letter \
 		--subject-prefix='RFC PATCH net-next' -o "$SERIES_OUT" nta-base..nta \
 		>>"$NTA_LOGS/series.log" 2>&1 || fail_log "$NTA_LOGS/series.log" "git format-patch failed"
 	results=$(ls -t "$NTA_OUT"/demo/summary.txt "$NTA_OUT"/bench/summary.txt 2>/dev/null | head -1)
-	awk -v body="$P/cover-letter.txt" -v results="$results" '
+	NTA_CC=$cc awk -v body="$P/cover-letter.txt" -v results="$results" '
+		!hdr && /^$/ { print ENVIRON["NTA_CC"]; hdr = 1 }
 		/^ create mode [0-7]+ / { next }
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, "net: network tree allocator (NTA)") }
 		/^\*\*\* BLURB HERE \*\*\*$/ {

@@ -38,13 +38,15 @@
  * units.  A request is rounded up to a unit, not to a power of two; an
  * object freed into the pool is merged with its free neighbours at once,
  * so the pool defragments itself; an object freed on another CPU goes
- * back to the CPU that owns it; and a small per-CPU reserve belongs to
- * networking alone.  In front of the pool, per-CPU bins of exact lengths
- * serve the common case without disabling interrupts.  When NTA cannot
- * serve a request, the skb layer falls back to kmalloc_reserve() exactly
- * as without NTA, so no packet is dropped because of it.  The
- * ``net.core.nta`` sysctl switches new allocations between NTA and
- * kmalloc at run time.
+ * back to the CPU that owns it; and each CPU keeps a small reserve of
+ * blocks, first come, first served for every alloc_skb() user on that CPU.
+ * NIC receive heads built on page fragments or page_pool pages never come
+ * from NTA.  In front of the pool, per-CPU bins of exact lengths serve the
+ * common case without disabling interrupts.  When NTA cannot serve a
+ * request, the skb layer falls back to kmalloc_reserve() exactly as
+ * without NTA.  A kernel built with NTA boots with it on (``nta=off``
+ * turns it off), and the ``net.core.nta`` sysctl switches new allocations
+ * between NTA and kmalloc at run time.
  */
 
 /**
@@ -56,7 +58,10 @@
  * @remote_atomics: atomic operations that remote frees cost, on the
  *	freeing CPU and on the owner, counted where they are made
  * @drains: times an owner emptied its remote-free list and found work
- * @kicks: times a remote freer asked an idle owner to drain
+ * @kicks: times an owner was asked to drain the remote frees queued for
+ *	it (an irq_work; a work item for an offline owner): by remote freers
+ *	and their timer only when it is neither idle nor nohz_full, and when
+ *	a dead CPU's batches are published
  * @grows: blocks added beyond the reserve
  * @returns: blocks given back to the page allocator
  * @failures: nta_alloc() calls that returned NULL
