@@ -23,7 +23,7 @@
 #   make pahole                     struct sk_buff size: base vs series (2 configs)
 #   make check-bisect               every prefix of the series builds (vmlinux,
 #                                   out/build-bisect); not part of make check
-#   make check-extra [EXTRA=bisect|rt|kcsan]  check-bisect, then make check on a PREEMPT_RT kernel with lockdep
+#   make check-extra [EXTRA=bisect|rt|kcsan]  check-bisect, then make check on a PREEMPT_RT kernel with lockdep and KFENCE
 #                                   (out/check-rt/), then on a KCSAN kernel
 #                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                bench kernel, in-kernel microbenchmark table only (out/bench-micro/)

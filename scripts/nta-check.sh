@@ -187,7 +187,12 @@ boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_m
 boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online kunit.filter_glob=nta.nta_init_unwind"
 boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
 boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0" -M
-boot_plan "kfence-$FLAVOUR" nta_kfence.sh "kunit.enable=0 kfence.sample_interval=1"
+# KFENCE is in the rt flavour's config only (make check-extra EXTRA=rt).
+if grep -q '^CONFIG_KFENCE=y' "$B/.config"; then
+	boot_plan "kfence-$FLAVOUR" nta_kfence.sh "kunit.enable=0 kfence.sample_interval=1"
+else
+	result ok "[kfence] KFENCE samples skb heads # SKIP CONFIG_KFENCE not set ($FLAVOUR kernel; make check-extra EXTRA=rt has it)"
+fi
 boot_plan "kasan-$FLAVOUR" nta_usercopy.sh "kasan_multi_shot kunit.filter_glob=nta_kasan"
 # init_on_free=1: KUnit's cases that check the wipe of local, remote and merged frees.
 boot_plan "wipe-$FLAVOUR" boot_smp "init_on_free=1 kunit.filter_glob=nta.*init_on_free"

@@ -9,8 +9,9 @@
 # NTA serves) runs for a few seconds; debugfs kfence/objects must then list
 # kmalloc or skbuff_small_head objects allocated by __alloc_skb(), while
 # NTA served the rest.  Run it in a boot of its own with
-# kfence.sample_interval=1 (make check's "kfence" boot); not part of
-# run_tests.  SKIP without KFENCE or NTA.
+# kfence.sample_interval=1 (the "kfence" boot of make check-extra EXTRA=rt,
+# whose config builds KFENCE in); not part of run_tests.  SKIP without
+# KFENCE or NTA.
 
 . "$(dirname "$0")/nta_lib.sh"
 
