@@ -358,11 +358,11 @@ def icount(path, bench):
     out.append('floor per iteration (ins/irqf/pushf/lock): ' + '; '.join(
         f"{n} {'/'.join(fmt(x) for x in c)}" for n, c in fl if c))
     out.append(f"{'test':<9} {'size':<11}" + ''.join(f" {k + ' ins':>11} {'irqf':>5} {'lock':>5}"
-                                                       for k in ('nta', 'mainl.', 'kmalloc')))
+                                                       for k in ('nta', 'mainl.', 'array')))
     data = []
     for seq, (test, arg) in enumerate(rows):
         c = [per(seq, k, pairs, test == 'xcpu') for k in range(3)]
-        data.append({'test': test, 'size': arg, 'per_pair': dict(zip(('nta', 'mainline', 'kmalloc'), c))})
+        data.append({'test': test, 'size': arg, 'per_pair': dict(zip(('nta', 'mainline', 'array'), c))})
         out.append(f'{test:<9} {arg:<11}' + ''.join(
             f' {x[0]:11.1f} {x[1]:5.2f} {x[3]:5.2f}' if x else f" {'-':>11} {'-':>5} {'-':>5}" for x in c))
     return out, {'floor': dict(fl), 'rows': data}
