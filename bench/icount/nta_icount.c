@@ -52,6 +52,11 @@
  * is in the stack when it lies in the THREAD_SIZE-aligned region (16 KiB,
  * x86-64 without KASAN) that the vCPU's last push, pop, call, ret, leave,
  * pushf or popf touched.  Instruction fetches are not counted.
+ *
+ * To see which lines a pair touches: NTA_ICOUNT_DUMP=ID[,ID...] in QEMU's
+ * environment prints, for the 1000th pair of each window named, every
+ * line it touches, with the address of the instruction that touched it
+ * first (nta-icount-dump lines), to be read against System.map.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +116,15 @@ static int open_cpu = -1;	/* the vCPU that opened the window, or -1 */
 static uint32_t open_id;
 static uint64_t windows, stray_stops;
 static struct lineset win_lines;	/* the open window's, all vCPUs */
+/*
+ * NTA_ICOUNT_DUMP=ID[,ID...] in QEMU's environment: print each line that
+ * the DUMP_PAIRth pair of these windows touches first, with the address of
+ * the instruction that touched it, to be read against System.map.
+ */
+#ifndef DUMP_PAIR
+#define DUMP_PAIR	1000
+#endif
+static uint8_t dump_ids[(1 << 16) / 8];	/* IDs are 16 bits */
 
 static void set_init(struct lineset *s, uint32_t size)
 {
@@ -251,27 +265,56 @@ static void tb_exec(unsigned int cpu, void *udata)
 		add(&vcpus[cpu].now, udata, 1);
 }
 
+/*
+ * A memory callback's udata: the instruction's address, shifted left by
+ * one (canonical addresses lose nothing: bits 63..47 are equal), and in
+ * bit 0 whether it pushes or pops.
+ */
+static void *insn_udata(uint64_t vaddr, int stack)
+{
+	return (void *)(uintptr_t)(vaddr << 1 | !!stack);
+}
+
+static void dump(unsigned int cpu, uint64_t line, int stack, void *udata)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf),
+		 "nta-icount-dump id=%u cpu=%u pair=%d line=0x%llx%s insn=0x%llx\n",
+		 open_id, cpu, DUMP_PAIR, (unsigned long long)line << LINE_SHIFT,
+		 stack ? " stack" : "",
+		 (unsigned long long)((int64_t)(uintptr_t)udata >> 1));
+	qemu_plugin_outs(buf);
+}
+
 /* A load or store: its lines into the vCPU's segment and the window. */
 static void mem_exec(unsigned int cpu, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	uint64_t line, last;
 	struct vcpu *v;
+	int stack;
 
 	if (cpu >= nr_vcpus)
 		return;
 	v = &vcpus[cpu];
 	/* Tracked outside windows too: a window's first access may be on it. */
-	if (udata)
+	if ((uintptr_t)udata & 1)
 		v->stack = vaddr & ~(uint64_t)(STACK_SIZE - 1);
 	if (open_cpu < 0)
 		return;
 	line = vaddr >> LINE_SHIFT;
 	last = (vaddr + (1u << qemu_plugin_mem_size_shift(info)) - 1) >> LINE_SHIFT;
 	for (; line <= last; line++) {
-		if (set_add(&v->seg, line) &&
-		    ((line << LINE_SHIFT) & ~(uint64_t)(STACK_SIZE - 1)) == v->stack)
-			v->seg_stack++;
+		if (set_add(&v->seg, line)) {
+			stack = ((line << LINE_SHIFT) &
+				 ~(uint64_t)(STACK_SIZE - 1)) == v->stack;
+			v->seg_stack += stack;
+			if (dump_ids[open_id / 8] & 1 << open_id % 8 &&
+			    cpu == (unsigned int)open_cpu &&
+			    v->sum.marks == DUMP_PAIR)
+				dump(cpu, line, stack, udata);
+		}
 		set_add(&win_lines, line);
 	}
 }
@@ -389,11 +432,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		insn = qemu_plugin_tb_get_insn(tb, i);
 		kind = classify(qemu_plugin_insn_data(insn),
 				qemu_plugin_insn_size(insn), sum, &stack);
-		/* udata: non-NULL for an instruction that pushes or pops. */
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_exec,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
-						 stack ? (void *)1 : NULL);
+						 insn_udata(qemu_plugin_insn_vaddr(insn),
+							    stack));
 		if (kind == MARK_NONE)
 			continue;
 		m = calloc(1, sizeof(*m));
@@ -429,11 +472,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	char line[160];
+	const char *env = getenv("NTA_ICOUNT_DUMP");
+	char line[160], *end;
 	unsigned int i;
+	long dump;
 
 	(void)argc;
 	(void)argv;
+	while (env && *env) {
+		dump = strtol(env, &end, 0);
+		if (end == env || dump < 0 || dump > 0xffff)
+			break;
+		dump_ids[dump / 8] |= 1 << dump % 8;
+		env = *end == ',' ? end + 1 : end;
+	}
 	if (!info->system_emulation || strcmp(info->target_name, "x86_64")) {
 		fprintf(stderr, "nta_icount: needs qemu-system-x86_64, not %s\n",
 			info->target_name);
