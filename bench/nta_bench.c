@@ -7,7 +7,8 @@
  * (nta_alloc()/nta_free()), mainline's skb head path (what
  * kmalloc_reserve() does: skb_small_head_cache for heads that fit it, else
  * kmalloc() of kmalloc_size_roundup(); skb_head_free() frees both with
- * kfree()) and plain kmalloc()/kfree().
+ * kfree()) and that path behind a per-CPU array cache built as Linux 7.0's
+ * slab sheaves ("array", below): NTA / mainline 6.12 / array.
  *
  * Patterns: LIFO (free right after allocation), FIFO (a queue of live
  * objects: allocate one, free the oldest) at depths 64, 10, 10^3 and 10^5,
@@ -74,7 +75,7 @@
 #define NB_MEM_SHARE	4		/* live sets: 1/4 of available memory */
 #define NB_MEM_SHARE_KASAN 16
 
-enum nb_kind { NB_NTA, NB_MAIN, NB_KMALLOC, NB_KINDS };
+enum nb_kind { NB_NTA, NB_MAIN, NB_ARRAY, NB_KINDS };
 
 /* The tests "run name,..." selects, by the names the table prints. */
 enum nb_test {
@@ -137,9 +138,24 @@ static __always_inline void nb_win_stop(void)
 {
 	asm volatile("xchg %%cx, %%cx" ::: "memory");
 }
+
+/*
+ * At the top of each pair (and before each free of the cross-CPU
+ * consumer): the plugin's cache-line sets run from one to the next, so it
+ * counts the lines each pair touches, and does not count the marker as an
+ * instruction.  No "memory" clobber: one would make the compiler reload
+ * the loop's state every pair and so change the instruction counts; what
+ * the compiler may move across it is the loop's own bookkeeping, at most a
+ * line from one pair's set to the next's.
+ */
+static __always_inline void nb_win_pair(void)
+{
+	asm volatile("xchg %%di, %%di" :);
+}
 #else
 static inline void nb_win_start(unsigned int id) { }
 static inline void nb_win_stop(void) { }
+static inline void nb_win_pair(void) { }
 #endif
 
 static bool nb_wants(enum nb_test test)
@@ -150,6 +166,218 @@ static bool nb_wants(enum nb_test test)
 /* Object size of skb_small_head_cache, i.e. SKB_SMALL_HEAD_CACHE_SIZE. */
 static unsigned int nb_small_size;
 
+#define NB_HEAD_GFP	(NB_GFP | __GFP_NOMEMALLOC)
+
+/*
+ * The third contender, "array": mainline's skb head path with a per-CPU
+ * array of objects in front of the slab, as Linux 7.0's slab sheaves put
+ * one in front of every cache, skb_small_head_cache and the kmalloc caches
+ * included (alloc_from_pcs() and free_to_pcs() there): the baseline that
+ * NTA meets once rebased, which 6.12 does not have.  Under a mark taken
+ * with preemption off (local_trylock() there, a busy byte as NTA's fast
+ * path has), an allocation pops and a free pushes; an empty array is
+ * refilled with half its capacity from the slab in one
+ * kmem_cache_alloc_bulk(), a full one gives its older half back in one
+ * kmem_cache_free_bulk(); the slab work runs with the mark released, as
+ * sheaves refill and flush.  A free pushes on the freeing CPU's array,
+ * whichever CPU allocated the object, as a sheaf takes any object of its
+ * node.
+ *
+ * One array per class: skb_small_head_cache, kmalloc-1k, -2k, -4k and -8k
+ * (heads above SKB_SMALL_HEAD_CACHE_SIZE are kmalloc'ed at a power of two
+ * from 1 KiB up), with 7.0's sheaf capacities (calculate_sheaf_capacity():
+ * 28 objects from 256 B up to 1 KiB, 26 rounded up to fill a kmalloc
+ * bucket, 12 from 1 KiB up to 4 KiB, 4 from 4 KiB).  Heads above
+ * 8 KiB are page allocations in 7.0 too: no array.  Simpler than sheaves:
+ * no spare sheaf and no per-node barn of full and empty sheaves, so a
+ * CPU holds at most one array's worth per class, and the cross-CPU rows
+ * go through the slab once per half array where sheaves trade whole
+ * sheaves through the barn.
+ */
+#define NB_ARR_CLASSES	5
+#define NB_ARR_MAX	28
+
+static const u8 nb_arr_caps[NB_ARR_CLASSES] = { 28, 12, 12, 4, 4 };
+
+struct nb_arr {
+	unsigned int nr;		/* objects in @objs */
+	unsigned int cap;		/* nb_arr_caps[] of the class */
+	void *objs[NB_ARR_MAX];
+};
+
+struct nb_arr_cpu {
+	u8 busy;			/* the mark */
+	struct nb_arr cls[NB_ARR_CLASSES];
+};
+
+static DEFINE_PER_CPU_ALIGNED(struct nb_arr_cpu, nb_arr_cpu);
+static struct kmem_cache *nb_arr_cache[NB_ARR_CLASSES];
+
+/*
+ * The class of a head of @size: 0 for skb_small_head_cache, else its
+ * kmalloc bucket's, 1 (1 KiB) to 4 (8 KiB); NB_ARR_CLASSES or more above.
+ */
+static __always_inline unsigned int nb_arr_class(unsigned int size)
+{
+	if (size <= nb_small_size)
+		return 0;
+	return max(fls(size - 1), 10) - 9;
+}
+
+/* The mark, as nta_fast_enter()/nta_fast_exit() take NTA's. */
+static __always_inline struct nb_arr_cpu *nb_arr_lock(void)
+{
+	struct nb_arr_cpu *c;
+
+	preempt_disable();
+	c = this_cpu_ptr(&nb_arr_cpu);
+	if (unlikely(READ_ONCE(c->busy))) {
+		preempt_enable();
+		return NULL;
+	}
+	WRITE_ONCE(c->busy, 1);
+	barrier();
+	return c;
+}
+
+static __always_inline void nb_arr_unlock(void)
+{
+	barrier();
+	__this_cpu_write(nb_arr_cpu.busy, 0);
+	preempt_enable();
+}
+
+/*
+ * The array of this CPU is empty (or the mark is held by the code this
+ * interrupted: then one object from the slab, as sheaves fall back to it).
+ * Half an array from the slab, outside the mark; one of them for the
+ * caller, the rest pushed on the array of the CPU we are on now, what does
+ * not fit any more back to the slab.
+ */
+static noinline void *nb_arr_refill(unsigned int cls, bool busy)
+{
+	struct kmem_cache *s = nb_arr_cache[cls];
+	void *objs[NB_ARR_MAX / 2 + 1];
+	unsigned int n, i = 0;
+	struct nb_arr_cpu *c;
+	struct nb_arr *a;
+
+	if (busy)
+		return kmem_cache_alloc(s, NB_HEAD_GFP);
+	n = kmem_cache_alloc_bulk(s, NB_HEAD_GFP, nb_arr_caps[cls] / 2 + 1,
+				  objs);
+	if (!n)
+		return NULL;
+	c = nb_arr_lock();
+	if (c) {
+		a = &c->cls[cls];
+		for (; i < n - 1 && a->nr < a->cap; i++)
+			a->objs[a->nr++] = objs[i];
+		nb_arr_unlock();
+	}
+	if (i < n - 1)
+		kmem_cache_free_bulk(s, n - 1 - i, objs + i);
+	return objs[n - 1];
+}
+
+static __always_inline void *nb_arr_alloc(unsigned int size)
+{
+	unsigned int cls = 0;
+	struct nb_arr_cpu *c;
+	struct nb_arr *a;
+	void *obj;
+
+	if (size > nb_small_size) {
+		/* kmalloc_reserve() rounds up (the truesize) in 7.0 as well. */
+		size = kmalloc_size_roundup(size);
+		cls = nb_arr_class(size);
+		if (unlikely(cls >= NB_ARR_CLASSES))
+			return kmalloc_node_track_caller(size, NB_HEAD_GFP,
+							 NUMA_NO_NODE);
+	}
+	c = nb_arr_lock();
+	if (unlikely(!c))
+		return nb_arr_refill(cls, true);
+	a = &c->cls[cls];
+	if (unlikely(!a->nr)) {
+		nb_arr_unlock();
+		return nb_arr_refill(cls, false);
+	}
+	obj = a->objs[--a->nr];
+	nb_arr_unlock();
+	return obj;
+}
+
+/*
+ * The array of this CPU is full: its older half goes back to the slab in
+ * one batch, outside the mark, which the caller holds and this releases;
+ * @p takes the first free place.
+ */
+static noinline void nb_arr_flush(struct nb_arr *a, unsigned int cls, void *p)
+{
+	void *objs[NB_ARR_MAX / 2];
+	unsigned int n = a->cap / 2;
+
+	memcpy(objs, a->objs, n * sizeof(*objs));
+	a->nr -= n;
+	memmove(a->objs, a->objs + n, a->nr * sizeof(*objs));
+	a->objs[a->nr++] = p;
+	nb_arr_unlock();
+	kmem_cache_free_bulk(nb_arr_cache[cls], n, objs);
+}
+
+static __always_inline void nb_arr_free(void *p, unsigned int size)
+{
+	unsigned int cls = nb_arr_class(size);
+	struct nb_arr_cpu *c;
+	struct folio *folio;
+	struct nb_arr *a;
+
+	if (unlikely(cls >= NB_ARR_CLASSES)) {
+		kfree(p);
+		return;
+	}
+	/*
+	 * 7.0's kfree() and kmem_cache_free() read the object's slab before
+	 * free_to_pcs(): its cache, its node and whether it came from the
+	 * reserves (slab_test_pfmemalloc(), PG_active of a slab folio).
+	 * Objects of another node or of the reserves go back to the slab.
+	 */
+	folio = virt_to_folio(p);
+	if (unlikely(folio_test_active(folio) ||
+		     (IS_ENABLED(CONFIG_NUMA) && folio_nid(folio) != numa_mem_id()))) {
+		kfree(p);
+		return;
+	}
+	c = nb_arr_lock();
+	if (unlikely(!c)) {
+		kfree(p);
+		return;
+	}
+	a = &c->cls[cls];
+	if (unlikely(a->nr == a->cap)) {
+		nb_arr_flush(a, cls, p);
+		return;
+	}
+	a->objs[a->nr++] = p;
+	nb_arr_unlock();
+}
+
+/* The classes' caches and capacities, before the first run. */
+static void nb_arr_setup(void)
+{
+	unsigned int cls, cpu;
+
+	nb_arr_cache[0] = net_hotdata.skb_small_head_cache;
+	for (cls = 1; cls < NB_ARR_CLASSES; cls++)
+		nb_arr_cache[cls] = kmalloc_caches[KMALLOC_NORMAL]
+					[__kmalloc_index(512 << cls, false)];
+	for_each_possible_cpu(cpu)
+		for (cls = 0; cls < NB_ARR_CLASSES; cls++)
+			per_cpu_ptr(&nb_arr_cpu, cpu)->cls[cls].cap =
+				nb_arr_caps[cls];
+}
+
 static __always_inline void *nb_alloc(enum nb_kind kind, unsigned int size)
 {
 	switch (kind) {
@@ -159,13 +387,11 @@ static __always_inline void *nb_alloc(enum nb_kind kind, unsigned int size)
 		/* kmalloc_reserve() for a head of @size = SKB_HEAD_ALIGN(len) */
 		if (size <= nb_small_size)
 			return kmem_cache_alloc_node(net_hotdata.skb_small_head_cache,
-						     NB_GFP | __GFP_NOMEMALLOC,
-						     NUMA_NO_NODE);
+						     NB_HEAD_GFP, NUMA_NO_NODE);
 		return kmalloc_node_track_caller(kmalloc_size_roundup(size),
-						 NB_GFP | __GFP_NOMEMALLOC,
-						 NUMA_NO_NODE);
+						 NB_HEAD_GFP, NUMA_NO_NODE);
 	default:
-		return kmalloc(size, NB_GFP);
+		return nb_arr_alloc(size);
 	}
 }
 
@@ -174,8 +400,10 @@ static __always_inline void nb_free(enum nb_kind kind, void *p,
 {
 	if (kind == NB_NTA)
 		nta_free(p, size);
-	else
+	else if (kind == NB_MAIN)
 		kfree(p);	/* as skb_head_free() for both head caches */
+	else
+		nb_arr_free(p, size);
 }
 
 /* One figure: how to run it, and what it measured. */
@@ -201,6 +429,7 @@ static u64 nb_lifo(struct nb_job *j)
 	t0 = ktime_get_ns();
 	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
+		nb_win_pair();
 		size = j->sizes[i % NB_SEQ];
 		p = nb_alloc(j->kind, size);
 		if (unlikely(!p)) {
@@ -231,6 +460,7 @@ static u64 nb_fifo(struct nb_job *j)
 	t0 = ktime_get_ns();
 	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
+		nb_win_pair();
 		if (likely(j->live[slot]))
 			nb_free(j->kind, j->live[slot], j->live_size[slot]);
 		size = j->sizes[i % NB_SEQ];
@@ -267,6 +497,7 @@ static u64 nb_skb(struct nb_job *j)
 	t0 = ktime_get_ns();
 	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
+		nb_win_pair();
 		skb = alloc_skb(j->skb_len, NB_GFP);
 		if (unlikely(!skb)) {
 			j->fails++;
@@ -332,6 +563,7 @@ static int nb_producer(void *data)
 	/* The window spans both CPUs: the consumer's frees and spinning too. */
 	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
+		nb_win_pair();
 		size = j->sizes[i % NB_SEQ];
 		p = nb_alloc(j->kind, size);
 		if (unlikely(!p)) {
@@ -386,6 +618,7 @@ static int nb_consumer(void *data)
 			continue;
 		}
 		for (; tail != head; tail++) {
+			nb_win_pair();
 			i = tail % NB_RING;
 			nb_free(j->kind, x->slot[i], x->slot_size[i]);
 		}
@@ -441,8 +674,11 @@ fail:
 
 enum nb_pattern { NB_LIFO, NB_FIFO, NB_XCPU, NB_SKB };
 
-/* test, size, then per contender median and range, ratio, Mop/s, grows */
-#define NB_COLS "%-9s %-11s %7s %-13s %7s %-13s %7s %-13s %5s %6s %6s "
+/*
+ * test, size, then per contender median and range, ratios NTA/mainline and
+ * NTA/array, Mop/s, grows
+ */
+#define NB_COLS "%-9s %-11s %7s %-13s %7s %-13s %7s %-13s %5s %5s %6s %6s "
 
 struct nb_row {
 	const char *test;
@@ -560,12 +796,26 @@ static void nb_fmt10(char *buf, size_t len, u64 v10)
 	snprintf(buf, len, "%llu.%llu", v10 / 10, v10 % 10);
 }
 
+/* "0.87", the ratio of the medians of contenders @a and @b, or "-" */
+static void nb_fmt_ratio(char *buf, size_t len, const struct nb_row *row,
+			 enum nb_kind a, enum nb_kind b)
+{
+	u64 x = nb_median(row, a), y = nb_median(row, b), r;
+
+	if (b >= row->kinds || row->fails[a] || row->fails[b] || !y) {
+		strscpy(buf, "-", len);
+		return;
+	}
+	r = div64_u64(x * 100 + y / 2, y);
+	snprintf(buf, len, "%llu.%02llu", r / 100, r % 100);
+}
+
 static void nb_print_row(struct seq_buf *s, const struct nb_row *row)
 {
 	char med[NB_KINDS][24], range[NB_KINDS][48], lo[24], hi[24];
-	char ratio[24] = "-", mops[2][24] = { "-", "-" };
+	char ratio[2][24], mops[2][24] = { "-", "-" };
 	unsigned int k;
-	u64 a, b;
+	u64 b;
 
 	for (k = 0; k < NB_KINDS; k++) {
 		strscpy(med[k], "-", sizeof(med[k]));
@@ -581,25 +831,19 @@ static void nb_print_row(struct seq_buf *s, const struct nb_row *row)
 		nb_fmt10(hi, sizeof(hi), row->ns10[k][nb_rounds - 1]);
 		snprintf(range[k], sizeof(range[k]), "%s-%s", lo, hi);
 	}
-	if (!row->fails[NB_NTA] && !row->fails[NB_MAIN]) {
-		a = nb_median(row, NB_NTA);
-		b = nb_median(row, NB_MAIN);
-		if (b)
-			snprintf(ratio, sizeof(ratio), "%llu.%02llu",
-				 div64_u64(a * 100 + b / 2, b) / 100,
-				 div64_u64(a * 100 + b / 2, b) % 100);
-		for (k = 0; k < 2; k++) {
-			b = nb_median(row, k);
-			/* Mops/s = 1000 / ns = 10000 / ns10 */
-			if (b)
-				snprintf(mops[k], sizeof(mops[k]), "%llu.%02llu",
-					 div64_u64(1000000, b) / 100,
-					 div64_u64(1000000, b) % 100);
-		}
+	nb_fmt_ratio(ratio[0], sizeof(ratio[0]), row, NB_NTA, NB_MAIN);
+	nb_fmt_ratio(ratio[1], sizeof(ratio[1]), row, NB_NTA, NB_ARRAY);
+	for (k = 0; k < 2; k++) {
+		b = nb_median(row, k);
+		/* Mops/s = 1000 / ns = 10000 / ns10 */
+		if (b && !row->fails[k])
+			snprintf(mops[k], sizeof(mops[k]), "%llu.%02llu",
+				 div64_u64(1000000, b) / 100,
+				 div64_u64(1000000, b) % 100);
 	}
 	seq_buf_printf(s, NB_COLS "%6llu\n",
 		       row->test, row->arg, med[0], range[0], med[1], range[1],
-		       med[2], range[2], ratio, mops[0], mops[1],
+		       med[2], range[2], ratio[0], ratio[1], mops[0], mops[1],
 		       row->nta_grows);
 }
 
@@ -612,6 +856,7 @@ static u64 nb_floor(unsigned int kind, unsigned int n, unsigned int round)
 	t0 = ktime_get_ns();
 	nb_win_start(nb_win_id(kind, round + 1, NB_WIN_FLOOR));
 	for (i = 0; i < n; i++) {
+		nb_win_pair();
 		switch (kind) {
 		case 0:
 			barrier();
@@ -701,6 +946,10 @@ static void nb_print_header(struct seq_buf *s, unsigned int pairs)
 	seq_buf_printf(s,
 		       "mainline head path: skb_small_head_cache (%u B) up to %u B, else kmalloc(kmalloc_size_roundup()); sizes are head sizes, SKB_HEAD_ALIGN() included\n",
 		       nb_small_size, nb_small_size);
+	seq_buf_printf(s,
+		       "array: that path behind per-CPU arrays as 7.0's sheaves (no spare, no barn): %u, %u, %u, %u, %u objects (skb_small_head_cache, kmalloc-1k..8k), refilled and flushed half at a time; above 8 KiB as mainline; no alloc_skb rows\n",
+		       nb_arr_caps[0], nb_arr_caps[1], nb_arr_caps[2],
+		       nb_arr_caps[3], nb_arr_caps[4]);
 	seq_buf_printf(s,
 		       "mixed: 30%% %lu (TCP ACK), 10%% %lu (small), 30%% %lu (MTU), 10%% %lu..%lu (UDP), 10%% %lu (4 KiB), 10%% %lu (jumbo)\n",
 		       SKB_HEAD_ALIGN(MAX_TCP_HEADER), SKB_HEAD_ALIGN(256),
@@ -801,10 +1050,11 @@ static int nb_main(void *data)
 	nb_print_floor(s, pairs);
 	seq_buf_printf(s, NB_COLS "%6s\n",
 		       "test", "size", "nta", "(min-max)", "mainl.", "(min-max)",
-		       "kmalloc", "(min-max)", "ratio", "Mop/s", "Mop/s", "nta");
+		       "array", "(min-max)", "ratio", "ratio", "Mop/s", "Mop/s",
+		       "nta");
 	seq_buf_printf(s, NB_COLS "%6s\n",
-		       "", "", "ns", "", "ns", "", "ns", "", "nta/m", "nta", "mainl.",
-		       "grows");
+		       "", "", "ns", "", "ns", "", "ns", "", "nta/m", "nta/a",
+		       "nta", "mainl.", "grows");
 
 	for (i = 0; i <= ARRAY_SIZE(nb_fixed); i++) {
 		const unsigned int *sizes = mixed;
@@ -932,6 +1182,7 @@ static int nb_run(void)
 	seq_buf_init(&ctx.s, out->buf, NB_OUT_SIZE);
 	init_completion(&ctx.done);
 	nb_small_size = kmem_cache_size(net_hotdata.skb_small_head_cache);
+	nb_arr_setup();
 	nb_rounds = clamp_t(u32, nb_rounds | 1, 1, NB_MAX_ROUNDS);
 
 	/* Run pinned on the first online CPU, in a kthread of our own. */

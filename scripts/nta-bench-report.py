@@ -343,29 +343,48 @@ def icount(path, bench):
         for m in re.finditer(r'^nta-icount id=(\d+) cpu=(\d+) (.*)$', f.read(), re.M):
             v = {k: [int(x) for x in c.split(',')] for k, _, c in (kv.partition('=') for kv in m[3].split())}
             i = int(m[1])
-            wins[(i >> 7, i >> 2 & 31, i & 3)] = v['v' + m[2]], v['all']
+            # instructions, irqf, pushf, lock, then (a plugin that counts cache
+            # lines) the distinct lines of the pairs summed, outside and in the
+            # stack, and the window's distinct lines
+            lines = lambda k: [v[k][0] - v[k][1], v[k][1], v['win'][0]] if k in v else []  # noqa: E731
+            wins[(i >> 7, i >> 2 & 31, i & 3)] = (v['v' + m[2]] + lines('l' + m[2]),
+                                                   v['all'] + lines('lall'))
     pairs = int((re.findall(r'(\d+) pairs per figure', '\n'.join(bench)) or ['0'])[0])
     rows = [(x[:9].strip(), x[10:21].strip()) for x in bench
             if x.split(' ', 1)[0] in ('lifo', 'fifo64', 'fifo', 'xcpu', 'alloc_skb') and 'skipped' not in x]
 
     def per(seq, kind, n, xcpu=False):  # median per pair of the counted rounds
         vals = [w[xcpu] for (r, s, k), w in wins.items() if r == seq and k == kind and s]
-        return vals and [statistics.median(v[c] for v in vals) / n for c in range(4)]
+        return vals and [statistics.median(v[c] for v in vals) / n for c in range(min(map(len, vals)))]
+
+    def cell(x):
+        if not x:
+            return f" {'-':>9} {'-':>5} {'-':>5} {'-':>6} {'-':>5}"
+        ln = f' {x[4]:6.2f} {x[5]:5.2f}' if len(x) > 5 else f" {'-':>6} {'-':>5}"
+        return f' {x[0]:9.1f} {x[1]:5.2f} {x[3]:5.2f}' + ln
     out = ['', f'Exact counts per alloc+free pair (TCG plugin, {len(wins)} windows around the timed loops'
            ' of nta/bench; median of the rounds): ins instructions, irqf cli/sti/popf, lock LOCK-prefixed'
-           ' or xchg with memory; xcpu: both vCPUs, the rest: the bench\'s vCPU']
+           ' or xchg with memory; xcpu: both vCPUs, the rest: the bench\'s vCPU',
+           'lines: distinct 64 B data cache lines (guest virtual addresses) that the loads and stores of one'
+           ' pair touch, outside the stack, the mean over the pairs (each pair\'s lines counted once however'
+           ' often it touches them; xcpu: the consumer\'s frees counted apart, both added); stk: the same in'
+           ' the stack; lines include the loop\'s own (the size sequence, FIFO queue slots): see bench/README.md',
+           'contenders: NTA, mainline 6.12 skb head path, array = that path behind per-CPU arrays as 7.0\'s'
+           ' slab sheaves (bench-only model; no alloc_skb rows)']
     fl = [(n, per(k, 3, 4 * pairs)) for k, n in enumerate(('empty loop', 'this_cpu_inc', 'irq save+inc+restore'))]
-    out.append('floor per iteration (ins/irqf/pushf/lock): ' + '; '.join(
-        f"{n} {'/'.join(fmt(x) for x in c)}" for n, c in fl if c))
-    out.append(f"{'test':<9} {'size':<11}" + ''.join(f" {k + ' ins':>11} {'irqf':>5} {'lock':>5}"
-                                                       for k in ('nta', 'mainl.', 'kmalloc')))
+    out.append('floor per iteration (ins/irqf/pushf/lock[/lines/stk]): ' + '; '.join(
+        f"{n} {'/'.join(fmt(x) for x in c[:6])}" for n, c in fl if c))
+    names = ('nta', 'mainl.', 'array')
+    out.append(f"{'test':<9} {'size':<11}" + ''.join(f" {k + ' ins':>9} {'irqf':>5} {'lock':>5} {'lines':>6} {'stk':>5}"
+                                                       for k in names))
     data = []
     for seq, (test, arg) in enumerate(rows):
         c = [per(seq, k, pairs, test == 'xcpu') for k in range(3)]
-        data.append({'test': test, 'size': arg, 'per_pair': dict(zip(('nta', 'mainline', 'kmalloc'), c))})
-        out.append(f'{test:<9} {arg:<11}' + ''.join(
-            f' {x[0]:11.1f} {x[1]:5.2f} {x[3]:5.2f}' if x else f" {'-':>11} {'-':>5} {'-':>5}" for x in c))
-    return out, {'floor': dict(fl), 'rows': data}
+        data.append({'test': test, 'size': arg, 'per_pair': dict(zip(('nta', 'mainline', 'array'), c))})
+        out.append(f'{test:<9} {arg:<11}' + ''.join(cell(x) for x in c))
+    return out, {'floor': dict(fl), 'rows': data,
+                 'per_pair_fields': ['instructions', 'irqf', 'pushf', 'locked', 'lines', 'stack_lines',
+                                     'window_lines']}
 
 
 def summary(res, meta):
