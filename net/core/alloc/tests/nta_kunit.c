@@ -2135,7 +2135,7 @@ static void nta_block_vmstat(struct kunit *test)
 		if (slab1 - slab0 == NTA_TBLOCK_BYTES && slab2 == slab0)
 			break;
 	}
-	kunit_info(test, "%u tries", try + 1);
+	kunit_info(test, "%u of %u tries", min(try + 1, NTA_TTRIES), NTA_TTRIES);
 	KUNIT_EXPECT_EQ(test, slab1 - slab0, NTA_TBLOCK_BYTES);
 	KUNIT_EXPECT_EQ(test, slab2 - slab0, 0);
 	KUNIT_EXPECT_EQ(test, held1 - held0, NTA_TBLOCK_PAGES);
@@ -2156,12 +2156,13 @@ static void nta_block_vmstat_free_paths(struct kunit *test)
 	long slab0 = 0, slab1 = 0, slab2 = 0, slab3 = 0, held0, held1;
 	struct nta_block *blk;
 	unsigned int try;
-	LIST_HEAD(list);
 
 	nta_tneed_ready(test);
 	nta_tpin(test, -1);
 	held0 = nta_theld();
 	for (try = 0; try < NTA_TTRIES; try++) {
+		LIST_HEAD(list);
+
 		slab0 = nta_tslab_bytes();
 		blk = nta_grow_block(numa_mem_id(), GFP_KERNEL);
 		slab1 = nta_tslab_bytes();
@@ -2187,7 +2188,7 @@ static void nta_block_vmstat_free_paths(struct kunit *test)
 		    slab3 == slab0)
 			break;
 	}
-	kunit_info(test, "%u tries", try + 1);
+	kunit_info(test, "%u of %u tries", min(try + 1, NTA_TTRIES), NTA_TTRIES);
 	KUNIT_EXPECT_EQ(test, slab1 - slab0, NTA_TBLOCK_BYTES);
 	KUNIT_EXPECT_EQ(test, slab2 - slab0, 0);
 	KUNIT_EXPECT_EQ(test, slab3 - slab0, 0);
