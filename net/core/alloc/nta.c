@@ -18,6 +18,7 @@
 
 #define pr_fmt(fmt) "nta: " fmt
 
+#include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/nta.h>
@@ -128,7 +129,9 @@ static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 
 	if (nta_grow_resting(raw_cpu_ptr(&nta_cpu)))
 		return NULL;
-	blk = nta_new_block(numa_mem_id(), nta_grow_gfp(gfp));
+	blk = nta_grow_block(numa_mem_id(), nta_grow_gfp(gfp));
+	if (IS_ERR(blk))	/* net.core.nta_max_total: as at nta_max= */
+		return NULL;
 	if (!blk) {
 		/* 0 means "never failed": a failure at jiffies 0 rests not. */
 		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_failed, jiffies);

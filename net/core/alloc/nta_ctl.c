@@ -5,6 +5,8 @@
  * net.core.nta switches new skb heads between NTA and kmalloc at run time;
  * heads already allocated are freed to wherever they came from, so the
  * switch is safe under load and lets a benchmark compare both in one boot.
+ * net.core.nta_max_total limits the bytes of blocks all CPUs' pools hold
+ * together (0: no limit beyond nta_max= per CPU).
  *
  * debugfs nta/summary has one "name value" line per counter, summed over
  * CPUs; nta/percpu has the same as a table with a row per CPU; writing
@@ -91,6 +93,50 @@ static int nta_sysctl_enabled(const struct ctl_table *table, int write,
 	return ret;
 }
 
+/*
+ * The smallest net.core.nta_max_total but 0: the reserves of the online
+ * CPUs (held now, or taken when NTA is switched on), and one block.
+ */
+static unsigned long nta_max_total_min(void)
+{
+	return max(1UL, (unsigned long)nta_reserve_blocks * num_online_cpus()) *
+	       NTA_BLOCK_SIZE;
+}
+
+/*
+ * net.core.nta_max_total, in bytes, counted in whole blocks (rounded
+ * down); 0 for no limit.  A value that is not a number, is negative, or
+ * would not leave room for the reserves is refused with EINVAL, and the
+ * limit stays what it was.  Lowering it below what the pools hold takes
+ * nothing back: they stop growing until they gave enough back.
+ */
+static int nta_sysctl_max_total(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table tmp = *table;
+	unsigned long bytes, least;
+	int ret;
+
+	mutex_lock(&nta_sysctl_mutex);
+	bytes = READ_ONCE(nta_max_total_pages) << PAGE_SHIFT;
+	tmp.data = &bytes;
+	ret = proc_doulongvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (write && !ret) {
+		least = nta_max_total_min();
+		if (bytes && bytes < least) {
+			pr_warn_ratelimited("nta: net.core.nta_max_total=%lu is below the reserves of the online CPUs, %lu; unchanged\n",
+					    bytes, least);
+			ret = -EINVAL;
+		} else {
+			WRITE_ONCE(nta_max_total_pages,
+				   bytes / NTA_BLOCK_SIZE *
+				   (NTA_BLOCK_SIZE >> PAGE_SHIFT));
+		}
+	}
+	mutex_unlock(&nta_sysctl_mutex);
+	return ret;
+}
+
 static struct ctl_table nta_sysctl_table[] = {
 	{
 		.procname	= "nta",
@@ -99,6 +145,12 @@ static struct ctl_table nta_sysctl_table[] = {
 		.proc_handler	= nta_sysctl_enabled,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "nta_max_total",
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= nta_sysctl_max_total,
 	},
 };
 
@@ -138,6 +190,10 @@ static int nta_summary_show(struct seq_file *m, void *v)
 	seq_printf(m, "max_size %u\n", nta_max_size());
 	seq_printf(m, "reserve_blocks %u\n", nta_reserve_blocks);
 	seq_printf(m, "max_blocks %u\n", nta_max_blocks);
+	seq_printf(m, "held_bytes %lu\n",
+		   (unsigned long)atomic_long_read(&nta_held_pages) << PAGE_SHIFT);
+	seq_printf(m, "max_total_bytes %lu\n",
+		   READ_ONCE(nta_max_total_pages) << PAGE_SHIFT);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nta_summary);
@@ -207,7 +263,7 @@ static int __init nta_ctl_init(void)
 
 	/* A global knob, so it lives in init_net like netdev_max_backlog. */
 	if (!register_net_sysctl(&init_net, "net/core", nta_sysctl_table))
-		pr_warn("nta: cannot register net.core.nta\n");
+		pr_warn("nta: cannot register net.core.nta and nta_max_total\n");
 
 	dir = debugfs_create_dir("nta", NULL);
 	debugfs_create_file("summary", 0444, dir, NULL, &nta_summary_fops);

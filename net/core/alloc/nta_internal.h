@@ -203,6 +203,16 @@ extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;
 
 /*
+ * NTA's footprint: the pages of every block it holds, over all CPUs, from
+ * the page allocator until they go back to it (after the RCU grace period
+ * of a released block), reserve and spares included.  A pool grows only
+ * while that stays within nta_max_total_pages (net.core.nta_max_total),
+ * 0 for no limit; reserves are always taken.
+ */
+extern atomic_long_t nta_held_pages;
+extern unsigned long nta_max_total_pages;
+
+/*
  * Bad frees and poison reports WARN (rate-limited), or BUG() with
  * CONFIG_BUG_ON_DATA_CORRUPTION; the KUnit suite provokes them on purpose
  * and turns this off, so that its expected reports are plain lines.
@@ -564,6 +574,7 @@ static __always_inline void nta_flush_reports(void)
 
 /* nta_pools.c */
 struct nta_block *nta_new_block(int node, gfp_t gfp);
+struct nta_block *nta_grow_block(int node, gfp_t gfp);
 void nta_free_block(struct nta_block *blk);
 void nta_release_blocks(struct list_head *released);
 void nta_spares_on_grow(struct nta_cpu *c);

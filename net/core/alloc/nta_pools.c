@@ -14,7 +14,10 @@
  * load swings does not churn the page allocator: NTA_SPARE_BLOCKS, more
  * (up to NTA_SPARE_MAX) while the pool keeps growing again after giving
  * blocks back, fewer again once it stops; the shrinker takes the spares
- * back under memory pressure.
+ * back under memory pressure.  net.core.nta_max_total bounds the pages of
+ * all pools together: growth that would pass it is refused as at nta_max=.
+ * Every block's pages count, while NTA holds them, in the node's
+ * NR_SLAB_UNRECLAIMABLE_B, as kmalloc_large()'s do.
  *
  * A global bitmap with one bit per block-sized, block-aligned range of
  * the kernel's linear map says which ranges are NTA blocks, so a foreign
@@ -29,6 +32,7 @@
 #include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/hash.h>
 #include <linux/init.h>
@@ -49,6 +53,7 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 
 #include "nta_core_inline.h"
@@ -61,6 +66,9 @@
 
 unsigned int nta_reserve_blocks __read_mostly;
 unsigned int nta_max_blocks __read_mostly;
+
+atomic_long_t nta_held_pages = ATOMIC_LONG_INIT(0);
+unsigned long nta_max_total_pages __read_mostly;
 
 static bool nta_boot_enabled __initdata = true;
 static unsigned long nta_reserve_bytes __initdata = NTA_DEFAULT_RESERVE;
@@ -205,7 +213,52 @@ VISIBLE_IF_KUNIT struct page *nta_block_pages(int node, gfp_t gfp)
 	return alloc_pages_node(node, gfp, NTA_BLOCK_ORDER);
 }
 
-struct nta_block *nta_new_block(int node, gfp_t gfp)
+#define NTA_BLOCK_PAGES		BIT(NTA_BLOCK_ORDER)
+
+/*
+ * A block's pages in the node's statistics for as long as NTA holds them,
+ * from the page allocator to the page allocator, as kmalloc_large()
+ * counts its pages: NR_SLAB_UNRECLAIMABLE_B, the "SUnreclaim" of
+ * /proc/meminfo and nr_slab_unreclaimable of /proc/vmstat.  NTA pages are
+ * never charged to a memory cgroup, so this is a node counter.  Safe in
+ * any context the free paths run in (it disables interrupts itself).
+ */
+static void nta_account_block(struct page *page, int sign)
+{
+	mod_lruvec_page_state(page, NR_SLAB_UNRECLAIMABLE_B,
+			      sign * (int)NTA_BLOCK_SIZE);
+}
+
+/* The footprint lost a block: its pages went back to the page allocator. */
+static void nta_uncharge_block(void)
+{
+	atomic_long_sub(NTA_BLOCK_PAGES, &nta_held_pages);
+}
+
+/*
+ * Room for one more block under net.core.nta_max_total, taken before the
+ * page allocator is asked, so that CPUs growing at once cannot pass the
+ * limit together.  At the limit only a read: a pool that keeps missing
+ * does not bounce the counter's cache line between CPUs.
+ */
+static bool nta_charge_grow(void)
+{
+	unsigned long max = READ_ONCE(nta_max_total_pages);
+
+	if (!max) {
+		atomic_long_add(NTA_BLOCK_PAGES, &nta_held_pages);
+		return true;
+	}
+	if (atomic_long_read(&nta_held_pages) + NTA_BLOCK_PAGES > max)
+		return false;
+	if (atomic_long_add_return(NTA_BLOCK_PAGES, &nta_held_pages) <= max)
+		return true;
+	nta_uncharge_block();
+	return false;
+}
+
+/* A new block, already charged to nta_held_pages by the caller. */
+static struct nta_block *__nta_new_block(int node, gfp_t gfp)
 {
 	struct page *page;
 	void *mem;
@@ -226,33 +279,74 @@ struct nta_block *nta_new_block(int node, gfp_t gfp)
 		__free_pages(page, NTA_BLOCK_ORDER);
 		return NULL;
 	}
+	nta_account_block(page, 1);
 	nta_hook_new_block(mem, gfp);
 	nta_seed_gens(mem);
 	set_bit(nta_block_index(mem), nta_block_map);
 	return mem;
 }
 
+/*
+ * A reserve block: counted in the footprint, but never refused for
+ * net.core.nta_max_total, which cannot be set below the reserves.
+ */
+struct nta_block *nta_new_block(int node, gfp_t gfp)
+{
+	struct nta_block *blk;
+
+	atomic_long_add(NTA_BLOCK_PAGES, &nta_held_pages);
+	blk = __nta_new_block(node, gfp);
+	if (!blk)
+		nta_uncharge_block();
+	return blk;
+}
+
+/*
+ * A block for a pool that grows: NULL when the page allocator has none,
+ * ERR_PTR(-ENOSPC) when NTA's pages over all CPUs would pass
+ * net.core.nta_max_total (the caller falls back to kmalloc then, as at
+ * nta_max=, without the rest a failure of the page allocator earns).
+ */
+struct nta_block *nta_grow_block(int node, gfp_t gfp)
+{
+	struct nta_block *blk;
+
+	if (!nta_charge_grow())
+		return ERR_PTR(-ENOSPC);
+	blk = __nta_new_block(node, gfp);
+	if (!blk)
+		nta_uncharge_block();
+	return blk;
+}
+
+/* The last of a block: its pages leave the statistics and go back. */
+static void nta_free_block_pages(struct nta_block *blk)
+{
+	struct page *page = virt_to_page(blk);
+
+	nta_block_clear_owner(blk);
+	kmemleak_free(blk);
+	nta_account_block(page, -1);
+	__free_pages(page, NTA_BLOCK_ORDER);
+	nta_uncharge_block();
+}
+
 void nta_free_block(struct nta_block *blk)
 {
 	clear_bit(nta_block_index(blk), nta_block_map);
-	nta_block_clear_owner(blk);
-	kmemleak_free(blk);
-	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+	nta_free_block_pages(blk);
 }
 
 static void nta_free_block_rcu(struct rcu_head *rcu)
 {
-	struct nta_block *blk = container_of(rcu, struct nta_block, rcu);
-
-	nta_block_clear_owner(blk);
-	kmemleak_free(blk);
-	__free_pages(virt_to_page(blk), NTA_BLOCK_ORDER);
+	nta_free_block_pages(container_of(rcu, struct nta_block, rcu));
 }
 
 /*
  * Give a block that was in a pool back to the page allocator.  No longer
  * NTA's for nta_owns() at once; the memory goes after a grace period, as
- * a remote freer may still read the header (nta_remote_free()).
+ * a remote freer may still read the header (nta_remote_free()), and is
+ * counted as NTA's until then.
  */
 static void nta_release_block(struct nta_block *blk)
 {
@@ -641,8 +735,6 @@ static int nta_cpu_dead(unsigned int cpu)
 	nta_drain_dead_pool(cpu);
 	return 0;
 }
-
-#define NTA_BLOCK_PAGES		BIT(NTA_BLOCK_ORDER)
 
 /*
  * Blocks a CPU's pool could give back now, read from anywhere: its wholly

@@ -22,11 +22,14 @@
 #include <linux/kfence.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/prandom.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 
 #include "nta_kunit_helpers.h"
 
@@ -2120,6 +2123,226 @@ static void nta_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects);
 }
 
+/*
+ * NR_SLAB_UNRECLAIMABLE_B over all nodes, in bytes, per-CPU deltas
+ * included: global_node_page_state() folds them in only now and then.
+ * A fold that runs between the two reads is missed; the callers retry.
+ */
+static long nta_tslab_bytes(void)
+{
+	const enum node_stat_item item = NR_SLAB_UNRECLAIMABLE_B;
+	struct pglist_data *pgdat;
+	long pages = 0;
+	unsigned int cpu;
+
+	for_each_online_pgdat(pgdat) {
+		pages += atomic_long_read(&pgdat->vm_stat[item]);
+		for_each_possible_cpu(cpu)
+			pages += per_cpu_ptr(pgdat->per_cpu_nodestats,
+					     cpu)->vm_node_stat_diff[item];
+	}
+	return pages << PAGE_SHIFT;
+}
+
+static long nta_theld(void)
+{
+	return atomic_long_read(&nta_held_pages);
+}
+
+/* Attempts at a figure other slab users may have moved meanwhile. */
+#define NTA_TTRIES	4
+/* A block in bytes and in pages, signed like the figures they are compared with. */
+#define NTA_TBLOCK_BYTES	((long)NTA_BLOCK_SIZE)
+#define NTA_TBLOCK_PAGES	((long)(NTA_BLOCK_SIZE >> PAGE_SHIFT))
+
+/*
+ * A block's pages show in NR_SLAB_UNRECLAIMABLE_B (SUnreclaim in
+ * /proc/meminfo) and in NTA's footprint from the moment a pool grows by it
+ * until it is back with the page allocator, after its RCU grace period:
+ * by exactly the block's bytes both ways.  The rest of the kernel's slab
+ * moves the node counter too, so a cycle whose figures moved by anything
+ * else is tried again.
+ */
+static void nta_block_vmstat(struct kunit *test)
+{
+	long slab0 = 0, slab1 = 0, slab2 = 0, held0 = 0, held1 = 0, held2 = 0;
+	unsigned int blocks0, n = 0, i, try, max;
+	struct nta_stats s0, s1;
+	struct nta_pool *pool;
+	void **objs, *p;
+
+	nta_tneed_ready(test);
+	objs = nta_tblock_objs(test, &pool, &blocks0, NTA_TTRIES);
+	max = blocks0 + NTA_TTRIES;
+	for (try = 0; try < NTA_TTRIES; try++) {
+		/* Whole-block objects until one makes the pool grow. */
+		do {
+			nta_tstats(&s0);
+			held0 = nta_theld();
+			slab0 = nta_tslab_bytes();
+			p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL);
+			slab1 = nta_tslab_bytes();
+			held1 = nta_theld();
+			nta_tstats(&s1);
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			objs[n++] = p;
+		} while (!NTA_D(&s0, &s1, grows) && n < max);
+		KUNIT_ASSERT_EQ(test, NTA_D(&s0, &s1, grows), 1);
+		/* Back: kept as a spare, until the drain trims it. */
+		nta_free(objs[--n], NTA_MAX_SIZE);
+		nta_drain_all();
+		rcu_barrier();
+		slab2 = nta_tslab_bytes();
+		held2 = nta_theld();
+		if (slab1 - slab0 == NTA_TBLOCK_BYTES && slab2 == slab0)
+			break;
+	}
+	kunit_info(test, "%u of %u tries", min(try + 1, NTA_TTRIES), NTA_TTRIES);
+	KUNIT_EXPECT_EQ(test, slab1 - slab0, NTA_TBLOCK_BYTES);
+	KUNIT_EXPECT_EQ(test, slab2 - slab0, 0);
+	KUNIT_EXPECT_EQ(test, held1 - held0, NTA_TBLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, held2, held0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks0);
+	for (i = 0; i < n; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+}
+
+/*
+ * The block freed at once when the pool no longer needs it and the one
+ * given back after a grace period both leave the node counter; a block
+ * the page allocator could not place in the block map never entered it.
+ */
+static void nta_block_vmstat_free_paths(struct kunit *test)
+{
+	long slab0 = 0, slab1 = 0, slab2 = 0, slab3 = 0, held0, held1;
+	struct nta_block *blk;
+	unsigned int try;
+
+	nta_tneed_ready(test);
+	nta_tpin(test, -1);
+	held0 = nta_theld();
+	for (try = 0; try < NTA_TTRIES; try++) {
+		LIST_HEAD(list);
+
+		slab0 = nta_tslab_bytes();
+		blk = nta_grow_block(numa_mem_id(), GFP_KERNEL);
+		slab1 = nta_tslab_bytes();
+		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(blk));
+		KUNIT_EXPECT_TRUE(test, nta_owns(blk));
+		KUNIT_EXPECT_EQ(test, nta_theld() - held0,
+				NTA_TBLOCK_PAGES);
+		nta_free_block(blk);
+		slab2 = nta_tslab_bytes();
+		KUNIT_EXPECT_EQ(test, nta_theld(), held0);
+
+		blk = nta_new_block(numa_mem_id(), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, blk);
+		held1 = nta_theld();
+		list_add(&blk->link, &list);
+		nta_release_blocks(&list);
+		/* Still NTA's pages until the grace period ends. */
+		KUNIT_EXPECT_EQ(test, nta_theld(), held1);
+		rcu_barrier();
+		slab3 = nta_tslab_bytes();
+		KUNIT_EXPECT_EQ(test, nta_theld(), held0);
+		if (slab1 - slab0 == NTA_TBLOCK_BYTES && slab2 == slab0 &&
+		    slab3 == slab0)
+			break;
+	}
+	kunit_info(test, "%u of %u tries", min(try + 1, NTA_TTRIES), NTA_TTRIES);
+	KUNIT_EXPECT_EQ(test, slab1 - slab0, NTA_TBLOCK_BYTES);
+	KUNIT_EXPECT_EQ(test, slab2 - slab0, 0);
+	KUNIT_EXPECT_EQ(test, slab3 - slab0, 0);
+}
+
+static void nta_trestore_max_total(void *data)
+{
+	WRITE_ONCE(nta_max_total_pages, (unsigned long)data);
+}
+
+/*
+ * With net.core.nta_max_total at NTA's footprint, a request that needs a
+ * new block is not served (an skb head comes from kmalloc) and the
+ * footprint stays; one block more of limit lets the pool grow by one.
+ * Reserve blocks are not refused: the sysctl keeps the limit above them.
+ */
+static void nta_max_total(struct kunit *test)
+{
+	unsigned int blocks0, n = 0, i, hsize;
+	struct nta_stats s0, s1, s2;
+	struct nta_pool *pool;
+	struct nta_block *blk;
+	unsigned long failed0;
+	struct sk_buff *skb;
+	void **objs, *p;
+	long held0;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "net.core.nta is 0");
+	objs = nta_tblock_objs(test, &pool, &blocks0, 2);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, nta_trestore_max_total,
+						  (void *)READ_ONCE(nta_max_total_pages)),
+			0);
+	held0 = nta_theld();
+	WRITE_ONCE(nta_max_total_pages, held0);
+	failed0 = READ_ONCE(nta_tcpu(raw_smp_processor_id())->grow_failed);
+
+	nta_tstats(&s0);
+	while (n <= blocks0 && (p = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL)))
+		objs[n++] = p;
+	nta_tstats(&s1);
+	KUNIT_EXPECT_LE(test, n, blocks0);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, grows), 0);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, failures), 1);
+	KUNIT_EXPECT_EQ(test, nta_theld(), held0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks0);
+	/* Refused for the limit, not for memory: growth does not rest. */
+	KUNIT_EXPECT_EQ(test,
+			READ_ONCE(nta_tcpu(raw_smp_processor_id())->grow_failed),
+			failed0);
+
+	/* An skb head that needs a whole block falls back to kmalloc. */
+	hsize = NTA_MAX_SIZE - SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	skb = alloc_skb(hsize, GFP_KERNEL);
+	nta_tstats(&s2);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_FALSE(test, nta_owns(skb->head));
+	KUNIT_EXPECT_EQ(test, skb->__tsize, 0);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, fallbacks), 1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s1, &s2, grows), 0);
+	KUNIT_EXPECT_EQ(test, nta_theld(), held0);
+	kfree_skb(skb);
+
+	/* Reserve blocks are taken whatever the limit. */
+	blk = nta_new_block(numa_mem_id(), GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, blk);
+	if (blk)
+		nta_free_block(blk);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(nta_grow_block(numa_mem_id(),
+						      GFP_KERNEL)));
+
+	/* One block of room: one growth, then the limit again. */
+	WRITE_ONCE(nta_max_total_pages, held0 + NTA_TBLOCK_PAGES);
+	objs[n] = nta_alloc(NTA_MAX_SIZE, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, objs[n]);
+	if (objs[n])
+		n++;
+	KUNIT_EXPECT_NULL(test, nta_alloc(NTA_MAX_SIZE, GFP_KERNEL));
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s2, &s1, grows), 1);
+	KUNIT_EXPECT_EQ(test, nta_theld() - held0, NTA_TBLOCK_PAGES);
+
+	for (i = 0; i < n; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_blocks), blocks0);
+	KUNIT_EXPECT_EQ(test, nta_theld(), held0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* nta: the per-CPU bins and the fast path's exclusion                    */
 
@@ -2937,6 +3160,9 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_shrinker_contract),
 	KUNIT_CASE(nta_usercopy_bound),
 	KUNIT_CASE(nta_cap),
+	KUNIT_CASE(nta_block_vmstat),
+	KUNIT_CASE(nta_block_vmstat_free_paths),
+	KUNIT_CASE(nta_max_total),
 	KUNIT_CASE(nta_bin_reuse),
 	KUNIT_CASE(nta_bin_link_hardened),
 	KUNIT_CASE(nta_bin_link_overwritten),
