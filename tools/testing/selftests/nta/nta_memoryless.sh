@@ -19,19 +19,22 @@ for n in /sys/devices/system/node/node[0-9]*; do
 	[ "$kb" = 0 ] && ls -d "$n"/cpu[0-9]* >/dev/null 2>&1 && memless=${n##*/}
 done
 [ -n "$memless" ] || tap_skip_all memoryless "no memoryless node with a CPU (boot with one)"
-nta_present && [ -r "$NTA_DBG/nodes" ] || tap_skip_all memoryless "NTA or debugfs nta/nodes not present"
+nta_present && [ -r "$NTA_DBG/nodes" ] ||
+	tap_skip_all memoryless "NTA or debugfs nta/nodes not present"
 nta_init 2
 
 line=$(dmesg | grep -o 'nta: unit .* blocks per CPU' | head -1)
 reserve=$(echo "$line" | sed -n 's/.* reserve \([0-9]*\) and limit .*/\1/p')
 tap_note "memoryless: $memless; ${line:-no NTA init line in dmesg}"
 [ -n "$reserve" ] && [ "$reserve" -gt 0 ]
-tap_check memoryless_reserve_kept $? "the per-CPU reserve is ${reserve:-unknown} blocks, want more than 0"
+tap_check memoryless_reserve_kept $? \
+	"the per-CPU reserve is ${reserve:-unknown} blocks, want more than 0"
 
 tab=$(cat "$NTA_DBG/nodes")
 echo "$tab" | sed 's/^/# /'
 short=$(echo "$tab" | awk -v r="${reserve:-1}" '$5 < r { print $1 }')
 [ -z "$short" ]
 # shellcheck disable=SC2086 # the CPUs on one line
-tap_check memoryless_pools_hold_reserve $? "pools below the reserve of $reserve blocks: $(echo $short)"
+tap_check memoryless_pools_hold_reserve $? \
+	"pools below the reserve of $reserve blocks: $(echo $short)"
 nta_done
