@@ -30,8 +30,9 @@ for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
 done
 
 # Bounds: a round takes secs + ~1 s under TCG; allow secs + 8 s for each of
-# the 10 workloads (6 in the web step), 900 s for the microbenchmark.
-per=$((2 * rounds * (secs + 8)))
+# the 10 workloads (6 in the web step) and 3 settings (NTA, mainline, slab
+# classes), 900 s for the microbenchmark.
+per=$((3 * rounds * (secs + 8)))
 step_tmo=$((6 * per + 120 > 900 ? 6 * per + 120 : 900))
 boot_tmo=$((10 * per + 1200))
 banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (steps: $steps; timeout ${boot_tmo}s)"
