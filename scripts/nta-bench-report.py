@@ -512,7 +512,8 @@ def main():
         meta['udp_fp'] = nta_footprint.footprint([r for r in rounds if r['workload'].startswith('iperf_udp_')])
     problems = problem_lines(res, steps, outside, meta)
     ic_lines, ic = icount(re.sub(r'\.log$', '', logf) + '.icount.txt', bench)
-    txt = table(res, pool, percpu, bench, problems, meta) + ''.join(x + '\n' for x in ic_lines)
+    bl_lines, bl = nta_footprint.backlog_lines(nta_footprint.backlog(log), row)
+    txt = table(res, pool, percpu, bench, problems, meta) + ''.join(x + '\n' for x in bl_lines + ic_lines)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
         with open(os.path.join(outdir, name), 'w') as f:
             f.write(body)
@@ -524,7 +525,7 @@ def main():
            'pool_end_partial_free_bytes': frag and frag[0],
            'pool_end_partial_free_exact': frag and frag[1],
            'pool_end_percpu': percpu, 'bench': bench, 'bench_icount': ic, 'guest_steps': steps,
-           'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds}
+           'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds, 'backlog': bl}
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)
     err = plot(res, outdir)

@@ -17,9 +17,9 @@ esac
 [ "$mode" = bench-icount ] && export NTA_ICOUNT=1 rows=lifo,fifo64,xcpu,alloc_skb
 [[ $rounds,$secs,$micro =~ ^[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*$ ]] ||
 	die "NTA_DEMO_ROUNDS, NTA_DEMO_SECS: positive integers; NTA_DEMO_MICRO: scale,rounds (e.g. 1,7)"
-steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
-[[ $steps =~ ^(web|iperf|udp|mem|bench)(,(web|iperf|udp|mem|bench))*$ ]] ||
-	die "NTA_DEMO_STEPS must be a subset of web,iperf,udp,mem,bench, not '$steps'"
+steps=${NTA_DEMO_STEPS:-web,iperf,udp,backlog,mem,bench}
+[[ $steps =~ ^(web|iperf|udp|backlog|mem|bench)(,(web|iperf|udp|backlog|mem|bench))*$ ]] ||
+	die "NTA_DEMO_STEPS must be a subset of web,iperf,udp,backlog,mem,bench, not '$steps'"
 plan=boot_smp,demo_${steps//,/,demo_}
 
 D=$NTA_OUT/$mode

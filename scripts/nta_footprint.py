@@ -109,3 +109,112 @@ def lines(rows, row):
                         _f(rt.get('object_per_requested_nta_over_slab'))), w))
     return out
 
+
+def backlog(log):
+    """make demo's backlog step (bench/nta_backlog.c, nta-init t_demo_backlog): per
+    setting, the figures of each round from its NTA-BACKLOG and NTA-METRIC backlog lines."""
+    mem, cnt, ends = {}, {}, {}
+    cur = {}
+    for line in log.split('\n'):
+        w = line.strip().split()
+        if not w:
+            continue
+        kv = dict(x.split('=', 1) for x in w[1:] if '=' in x)
+        if line.startswith('NTA-METRIC backlog ') or w[:2] == ['NTA-METRIC', 'backlog']:
+            key = (kv.get('nta'), kv.get('r'))
+            cur = key
+            mem.setdefault(key, {})[kv.get('phase')] = {
+                k: (None if v == '-' else int(v)) for k, v in kv.items() if k not in ('nta', 'r', 'phase')}
+        elif w[:2] == ['NTA-METRIC', 'backlog-end']:
+            ends[(kv.get('nta'), kv.get('r'))] = int(kv.get('rc', 1))
+        elif w[0] == 'NTA-BACKLOG' and cur:
+            cnt.setdefault(cur, {}).setdefault(kv['phase'], {})[kv['kind']] = {
+                k: int(kv[k]) for k in ('socks', 'msgs', 'bytes', 'refused')}
+    out = {}
+    for key, ph in mem.items():
+        v = key[0]
+        if ends.get(key) != 0 or not {'idle', 'fill', 'half', 'shift', 'drained'} <= set(ph):
+            continue
+        i = ph['idle']
+
+        def fp(p, i=i, v=v):
+            m = ph[p]
+            if m.get('slab') is None or i.get('slab') is None:
+                return None
+            return (m['blk'] if v == '1' else 0) + m['slab'] - i['slab'] + m['large'] - i['large']
+
+        def mf(p, i=i):
+            return i['memfree'] - ph[p]['memfree']
+        c = cnt.get(key, {})
+        fill = c.get('fill', {})
+        shift = c.get('shift', {})
+        pay = sum(x['bytes'] for x in fill.values())
+        pay2 = sum(x['bytes'] for x in shift.values())
+        r = {'payload_fill': pay, 'payload_shift': pay2,
+             'msgs_per_socket': {k: x['msgs'] / x['socks'] for k, x in fill.items() if x['socks']},
+             'msgs_per_socket_all': sum(x['msgs'] for x in fill.values()) /
+             max(1, sum(x['socks'] for x in fill.values())),
+             'footprint_fill': fp('fill'), 'memfree_fill': mf('fill'),
+             'fp_per_payload': fp('fill') / pay if pay and fp('fill') is not None else None,
+             'memfree_per_payload': mf('fill') / pay if pay else None,
+             'shift_extra_fp': None if fp('shift') is None else fp('shift') - fp('half'),
+             'shift_fp_per_payload': None if fp('shift') is None or not pay2 else
+             (fp('shift') - fp('half')) / pay2,
+             'shift_extra_memfree': mf('shift') - mf('half'),
+             'left_fp': fp('drained'), 'left_memfree': mf('drained'),
+             'nta_blocks_idle': i['blk'], 'nta_blocks_drained': ph['drained']['blk']}
+        out.setdefault(v, []).append(r)
+    return out
+
+
+def _median(vals):
+    vals = sorted(x for x in vals if x is not None)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
+def backlog_lines(bl, row):
+    """The backlog table: medians of the rounds per setting, ratios NTA/other."""
+    if not bl:
+        return [], None
+    keys = ('fp_per_payload', 'memfree_per_payload', 'msgs_per_socket_all', 'shift_fp_per_payload', 'shift_extra_fp',
+            'shift_extra_memfree', 'left_fp', 'left_memfree')
+    med = {v: {k: _median([r[k] for r in bl.get(v, [])]) for k in keys} for v, _ in SETTINGS if bl.get(v)}
+    kinds = sorted({k for rs in bl.values() for r in rs for k in r['msgs_per_socket']})
+    for v in med:
+        for k in kinds:
+            med[v]['msgs_' + k] = _median([r['msgs_per_socket'].get(k) for r in bl[v]])
+    w = (8,) * (8 + len(kinds))
+    kib = lambda x: '-' if x is None else f'{x / 1024:.0f}K'  # noqa: E731
+    out = ['', 'Slow-consumer backlog (bench/nta_backlog.c: AF_UNIX dgram and stream pairs and UDP loopback',
+           'sockets, readers stopped, filled with a mix of 100 B-8 KiB messages until EAGAIN or a drop; then half',
+           'drained and refilled with 900-1100 B messages; then all drained and the shrinkers run), median of',
+           'the rounds: kernel bytes per queued payload byte by footprint (as above) and by MemFree; messages',
+           'accepted per socket; extra bytes the shifted mix took (footprint, per refilled payload byte and in all;',
+           'MemFree); bytes left after drain and shrink (footprint: NTA all of its blocks, idle -> after below,',
+           'the others above the idle state before the round; MemFree: below the idle state)',
+           row('setting', ('fp/pay', 'mf/pay', 'msgs/so') + tuple(k[:8] for k in kinds) +
+               ('shift/pay', 'shift fp', 'shift mf', 'left fp', 'left mf'), w)]
+    for v, name in SETTINGS:
+        m = med.get(v)
+        if not m:
+            continue
+        cells = (_f(m['fp_per_payload']), _f(m['memfree_per_payload']), _f(m['msgs_per_socket_all'])) + \
+            tuple(_f(m['msgs_' + k]) for k in kinds) + \
+            (_f(m['shift_fp_per_payload']), kib(m['shift_extra_fp']), kib(m['shift_extra_memfree']),
+             kib(m['left_fp']), kib(m['left_memfree']))
+        out.append(row(name, cells, w))
+    if '1' in med:
+        for v, name in (('0', 'mainline'), ('s', 'slab classes')):
+            if v in med:
+                rt = lambda k: (_f(med['1'][k] / med[v][k])  # noqa: E731
+                                if med['1'][k] is not None and med[v][k] else '-')
+                out.append(row(f'NTA/{name}', (rt('fp_per_payload'), rt('memfree_per_payload'),
+                                               rt('msgs_per_socket_all')) + ('',) * len(kinds) +
+                               (rt('shift_fp_per_payload'),), w))
+        nb = [(r['nta_blocks_idle'], r['nta_blocks_drained']) for r in bl['1']]
+        out.append('NTA blocks idle -> after drain and shrink, per round: ' +
+                   ', '.join(f'{kib(a)} -> {kib(b)}' for a, b in nb))
+    return out, {'rounds': bl, 'medians': med}
