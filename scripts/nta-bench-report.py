@@ -14,6 +14,8 @@ import statistics
 import subprocess
 import sys
 
+import nta_footprint
+
 USER_HZ = 100
 
 # Kernel splats, in kernel lines only (with a printk timestamp).
@@ -208,6 +210,7 @@ def build(rounds, outside):
         w['ahead'] = ahead(n.get('value'), m.get('value'), True)
         w['cpu_ahead'] = ahead(n.get(cpu_key(w)), m.get(cpu_key(w)), False)
         w['memory'] = mem_of([r for r in rs if r['nta'] == '1' and not r['why']])
+        w['footprint'] = nta_footprint.footprint(rs)
         res.append(w)
     return res
 
@@ -249,9 +252,9 @@ def mem_of(nr):
 
 def order_of(rounds):
     """The order of the settings in the first workload's first two rounds."""
-    name = {'1': 'on', '0': 'off', '-': 'mainline'}
+    name = {'1': 'on', '0': 'off', '-': 'mainline', 's': 'slab'}
     first = [r for r in rounds if rounds and r['workload'] == rounds[0]['workload']]
-    return ', '.join(name.get(r['nta'], '?') for r in first[:4]) + ', ...'
+    return ', '.join(name.get(r['nta'], '?') for r in first[:6]) + ', ...'
 
 
 def row(label, cells, widths):
@@ -290,7 +293,9 @@ def table(res, pool, percpu, bench, problems, meta):
             p(row(w['label'], (f'{u:<7}', fmt_stat(n and n[key(w)]), fmt_stat(m and m[key(w)]),
                                'REFUSED' if w['refused'] else fmt(w[rkey]),
                                '-' if w['refused'] else w.get(akey) or '-'), w5))
-    out += ['', 'skb head memory in the NTA rounds: bytes reserved per byte requested, live heads sampled',
+    out += nta_footprint.lines([(w['label'], w['footprint']) for w in res] +
+                               ([('UDP mix (64+1400+8000 B rounds)', meta['udp_fp'])] if 'udp_fp' in meta else []), row)
+    out += ['', 'skb head object bytes in the NTA rounds (not footprint): bytes reserved per byte requested, live heads sampled',
             'every 0.5 s (kmalloc: what kmalloc_reserve() would hold for the same heads); fallback:',
             'heads NTA did not serve; pool peak: largest footprint sampled; avg free: mean free bytes',
             'in the pool; remote: heads freed on another CPU; grows/k: blocks grown per 1000 heads']
@@ -390,13 +395,17 @@ def icount(path, bench):
 def summary(res, meta):
     """The cover letter's @RESULTS@: one line per workload, ratios only."""
     out = [f"{meta['date']}, {meta['rounds']} rounds of {meta['secs']} s per setting",
-           row('workload', ('req/s, Mbit/s', 'CPU/work', 'head bytes'), (13, 9, 10))]
+           row('workload', ('req/s, Mbit/s', 'CPU/work', 'fp/main', 'fp/slab', 'head bytes'),
+               (13, 9, 8, 8, 10))]
+    fpr = lambda fp, k: fmt(fp.get('ratios', {}).get('footprint_per_requested_nta_over_' + k))  # noqa: E731
     out += [row(w['label'], ('-' if w['refused'] else fmt(w['ratio']), '-' if w['refused'] else
-                             fmt(w['cpu_ratio']), fmt(w['memory']['nta_over_kmalloc'])), (13, 9, 10))
+                             fmt(w['cpu_ratio']), fpr(w['footprint'], 'mainline'), fpr(w['footprint'], 'slab'),
+                             fmt(w['memory']['nta_over_kmalloc'])), (13, 9, 8, 8, 10))
             for w in res]
     if 'udp_mix' in meta:
-        out.append(row('UDP mix (64+1400+8000 B)', ('-', '-', fmt(meta['udp_mix']['nta_over_kmalloc'])),
-                       (13, 9, 10)))
+        out.append(row('UDP mix (64+1400+8000 B)', ('-', '-', fpr(meta.get('udp_fp', {}), 'mainline'),
+                                                    fpr(meta.get('udp_fp', {}), 'slab'),
+                                                    fmt(meta['udp_mix']['nta_over_kmalloc'])), (13, 9, 8, 8, 10)))
     return ''.join(f'  {x}\n' for x in out)
 
 
@@ -519,9 +528,11 @@ def main():
     udp = [r for r in rounds if r['workload'].startswith('iperf_udp_') and r['nta'] == '1' and not r['why']]
     if udp:
         meta['udp_mix'] = mem_of(udp)
+        meta['udp_fp'] = nta_footprint.footprint([r for r in rounds if r['workload'].startswith('iperf_udp_')])
     problems = problem_lines(res, steps, outside, meta)
     ic_lines, ic = icount(re.sub(r'\.log$', '', logf) + '.icount.txt', bench)
-    txt = table(res, pool, percpu, bench, problems, meta) + ''.join(x + '\n' for x in ic_lines)
+    bl_lines, bl = nta_footprint.backlog_lines(nta_footprint.backlog(log), row)
+    txt = table(res, pool, percpu, bench, problems, meta) + ''.join(x + '\n' for x in bl_lines + ic_lines)
     for name, body in (('table.txt', txt), ('summary.txt', summary(res, meta))):
         with open(os.path.join(outdir, name), 'w') as f:
             f.write(body)
@@ -533,7 +544,7 @@ def main():
            'pool_end_partial_free_bytes': frag and frag[0],
            'pool_end_partial_free_exact': frag and frag[1],
            'pool_end_percpu': percpu, 'bench': bench, 'bench_icount': ic, 'guest_steps': steps,
-           'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds}
+           'splats_outside_rounds': outside, 'problems': problems, 'rounds': rounds, 'backlog': bl}
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1)
     err = plot(res, outdir)

@@ -17,9 +17,9 @@ esac
 [ "$mode" = bench-icount ] && export NTA_ICOUNT=1 rows=lifo,fifo64,xcpu,alloc_skb
 [[ $rounds,$secs,$micro =~ ^[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*$ ]] ||
 	die "NTA_DEMO_ROUNDS, NTA_DEMO_SECS: positive integers; NTA_DEMO_MICRO: scale,rounds (e.g. 1,7)"
-steps=${NTA_DEMO_STEPS:-web,iperf,udp,mem,bench}
-[[ $steps =~ ^(web|iperf|udp|mem|bench)(,(web|iperf|udp|mem|bench))*$ ]] ||
-	die "NTA_DEMO_STEPS must be a subset of web,iperf,udp,mem,bench, not '$steps'"
+steps=${NTA_DEMO_STEPS:-web,iperf,udp,backlog,mem,bench}
+[[ $steps =~ ^(web|iperf|udp|backlog|mem|bench)(,(web|iperf|udp|backlog|mem|bench))*$ ]] ||
+	die "NTA_DEMO_STEPS must be a subset of web,iperf,udp,backlog,mem,bench, not '$steps'"
 plan=boot_smp,demo_${steps//,/,demo_}
 
 D=$NTA_OUT/$mode
@@ -30,8 +30,9 @@ for v in NTA_DEMO_ROUNDS NTA_DEMO_SECS NTA_DEMO_MICRO NTA_DEMO_STEPS; do
 done
 
 # Bounds: a round takes secs + ~1 s under TCG; allow secs + 8 s for each of
-# the 10 workloads (6 in the web step), 900 s for the microbenchmark.
-per=$((2 * rounds * (secs + 8)))
+# the 10 workloads (6 in the web step) and 3 settings (NTA, mainline, slab
+# classes), 900 s for the microbenchmark.
+per=$((3 * rounds * (secs + 8)))
 step_tmo=$((6 * per + 120 > 900 ? 6 * per + 120 : 900))
 boot_tmo=$((10 * per + 1200))
 banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (steps: $steps; timeout ${boot_tmo}s)"

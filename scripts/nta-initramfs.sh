@@ -42,6 +42,9 @@ make -s -C "$sdir" OUTPUT="$sb" emit_tests 2>>"$slog" | sed -n 's/^[^:]*://p' >"
 install -D -m 644 "$NTA_TREE/tools/testing/selftests/kselftest/ktap_helpers.sh" "$R/kselftest/ktap_helpers.sh"
 info "selftests: $(wc -w <"$LIST") tests: $(tr '\n' ' ' <"$LIST")"
 
+# make demo's backlog benchmark, bench/nta_backlog.c: test apparatus, not in the series.
+gcc -O2 -static -o "$R/nta/nta_backlog" "$NTA_ROOT/bench/nta_backlog.c" >>"$slog" 2>&1 ||
+	fail_log "$slog" "building bench/nta_backlog.c failed"
 install -m 755 "$NTA_ROOT/scripts/nta-init" "$R/init"
 log=$NTA_LOGS/initramfs.log
 (cd "$R" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 2>"$log" | gzip -1 >"$OUTF") ||

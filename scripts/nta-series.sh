@@ -305,21 +305,25 @@ cmd_refresh() {
 		info "repository already matches branch nta (${#commits[@]} commits)"
 }
 
-# The benchmark's commit on top of the series (bench/README.md): nta_bench.c
-# added as net/core/alloc/nta_bench.c, Kconfig.append and Makefile.append
+# The benchmark's commit on top of the series (bench/README.md): bench/*.c
+# and *.h added to net/core/alloc/, Kconfig.append and Makefile.append
 # appended to net/core/alloc/Kconfig and Makefile (no context to go stale
-# when the series changes them), bench.msg its message.  Same inputs, same
+# when the series changes them), bench/*.diff applied (the hooks the
+# benchmark needs in files of the series), bench.msg its message.  Same inputs, same
 # commit; the worktree is checked out again only where files changed (no
 # rebuild of the rest), and made again when out/tree was.
 BENCH_SRC=$NTA_ROOT/bench
 BENCH_FILES="nta_bench.c Kconfig.append Makefile.append bench.msg"
+BENCH_NEW="nta_bench.c nta_bench_heads.c nta_bench_heads.h"
+BENCH_DIFFS="skbuff.diff"
 cmd_bench() {
 	local bt=$NTA_BENCH_OUT/tree stamp=$NTA_BENCH_OUT/tree.stamp log=$NTA_LOGS/bench-tree.log
 	local nta hash old c f date d=net/core/alloc dirty head
 	nta=$(T rev-parse -q --verify refs/heads/nta) || die "no branch nta in $NTA_TREE: run make series first"
-	for f in $BENCH_FILES; do [ -f "$BENCH_SRC/$f" ] || die "bench/$f missing"; done
+	for f in $BENCH_FILES $BENCH_NEW $BENCH_DIFFS; do [ -f "$BENCH_SRC/$f" ] || die "bench/$f missing"; done
 	identity 2>/dev/null
-	hash=$({ echo "$nta $IDENT"; cd "$BENCH_SRC" && tail -n +1 $BENCH_FILES; } | sha1sum | cut -d' ' -f1)
+	hash=$({ echo "$nta $IDENT"; cd "$BENCH_SRC" && tail -n +1 $BENCH_FILES $BENCH_NEW $BENCH_DIFFS; } |
+		sha1sum | cut -d' ' -f1)
 	old=$(cut -d' ' -f2 "$stamp" 2>/dev/null)
 	mkdir -p "$NTA_BENCH_OUT"
 	: >"$log"
@@ -343,7 +347,12 @@ cmd_bench() {
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-bench.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
 	TI read-tree nta
-	TI update-index --add --cacheinfo "100644,$(T hash-object -w "$BENCH_SRC/nta_bench.c"),$d/nta_bench.c"
+	for f in $BENCH_NEW; do
+		TI update-index --add --cacheinfo "100644,$(T hash-object -w "$BENCH_SRC/$f"),$d/$f"
+	done
+	for f in $BENCH_DIFFS; do
+		TI apply --cached "$BENCH_SRC/$f" 2>>"$log" || fail_log "$log" "bench/$f does not apply to branch nta"
+	done
 	for f in Kconfig Makefile; do
 		T cat-file blob "nta:$d/$f" >"$W/$f" 2>>"$log" || die "branch nta has no $d/$f"
 		cat "$BENCH_SRC/$f.append" >>"$W/$f"
