@@ -189,6 +189,26 @@ static bool nta_tremote_empty(unsigned int cpu)
 	return llist_empty(&nta_tcpu(cpu)->pool.remote);
 }
 
+static bool nta_tinbox_empty(unsigned int cpu)
+{
+	return llist_empty(&nta_tcpu(cpu)->batch_inbox);
+}
+
+/*
+ * Frees of this CPU's still on their way to @owner: in an open batch, in
+ * its inbox or on its remote list.  A racy look, for polling only.
+ */
+static bool nta_tqueued_for(unsigned int owner)
+{
+	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
+	unsigned int slot;
+
+	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++)
+		if (data_race(c->batch_open[slot]))
+			return true;
+	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
+}
+
 static void nta_tfree_range(void *arg)
 {
 	struct nta_tobjs *o = arg;
@@ -207,8 +227,8 @@ static void nta_tfree_range(void *arg)
 			nta_free(o->obj[i], o->size);
 	}
 	o->cpu = raw_smp_processor_id();
-	/* Busy, so that its deferrable stranded-free timer can fire. */
-	for (t0 = jiffies; o->spin_for && !nta_tremote_empty(o->spin_for - 1) &&
+	/* Busy, so that its deferrable timers fire (and publish, and kick). */
+	for (t0 = jiffies; o->spin_for && nta_tqueued_for(o->spin_for - 1) &&
 	     time_before(jiffies, t0 + 5 * HZ);)
 		cpu_relax();
 }
@@ -464,14 +484,16 @@ enum nta_tgbad_kind {
 	NTA_TG_SMALLER,
 	NTA_TG_LARGER,
 	NTA_TG_ZERO,
+	/* Live objects of NTA's whose block header was forged. */
+	NTA_TG_FORGED,
+	NTA_TG_FORGED_PENDING,
+	NTA_TG_FORGED_OTHER,
+	/* From here on, pointers NTA does not own. */
 	NTA_TG_KMALLOC,
 	NTA_TG_VMALLOC,
 	NTA_TG_FAKE_BLOCK,
 	NTA_TG_FAKE_OTHER,
 	NTA_TG_FAKE_NESTED,
-	NTA_TG_FORGED,
-	NTA_TG_FORGED_PENDING,
-	NTA_TG_FORGED_OTHER,
 };
 
 struct nta_tgbad {
@@ -1295,11 +1317,6 @@ static void nta_remote_kick_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s2.inuse_objects, s0.inuse_objects - n);
 }
 
-static bool nta_tinbox_empty(unsigned int cpu)
-{
-	return llist_empty(&nta_tcpu(cpu)->batch_inbox);
-}
-
 /* Pin the test to its CPU and find a second one; batching stays on. */
 static unsigned int nta_tpin_batched(struct kunit *test, int *other)
 {
@@ -1471,10 +1488,15 @@ static void nta_batch_timer(struct kunit *test)
 	timer_delete_sync(&nta_tcpu(other)->batch_timer);
 	o = nta_talloc_objs(test, 3, 1500);
 	nta_tstats(&s0);
-	nta_tfree_on(test, other, o, 0, 3, false);
+	/*
+	 * Both CPUs busy until the owner drained: the freer spins, and so do
+	 * we, as an idle owner is left alone and the timers are deferrable.
+	 */
+	o->spin_for = owner + 1;
 	t0 = jiffies;
+	nta_tfree_on(test, other, o, 0, 3, true);
 	do {
-		msleep(20);
+		mdelay(20);
 		nta_tstats(&s1);
 	} while (NTA_D(&s0, &s1, frees) < 3 && time_before(jiffies, t0 + 2 * HZ));
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 3);
