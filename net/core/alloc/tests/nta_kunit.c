@@ -203,6 +203,7 @@ static bool nta_tqueued_for(unsigned int owner)
 	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
 	unsigned int slot;
 
+	/* Read without the mark: a poll, retried until it settles. */
 	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++)
 		if (data_race(c->batch_open[slot]))
 			return true;
