@@ -203,10 +203,11 @@ static bool nta_tqueued_for(unsigned int owner)
 	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
 	unsigned int slot;
 
-	/* Read without the mark: a poll, retried until it settles. */
-	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++)
+	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++) {
+		/* Read without the mark: a poll, retried until it settles. */
 		if (data_race(c->batch_open[slot]))
 			return true;
+	}
 	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
 }
 
