@@ -156,6 +156,9 @@ struct nta_report {
  * @decay: idle-bin decay: every NTA_BIN_DECAY, bins that saw no fast-path
  *	allocation or free since the last tick are merged into the pool
  * @decay_seen: the fast-path counters at the last tick
+ * @queued_seen: @fast.allocs when another CPU last queued frees for this
+ *	one: a stranded-free timer kicks it only if it allocated since
+ *	(nta_owner_kept_busy()); written by those CPUs, a hint, not a count
  * @spare_grows: growths since the last tick (nta_spares_decay())
  * @released_seen: @pool.released at the last growth (nta_spares_on_grow())
  * @grow_failed: when growth last failed (jiffies), 0 if never: it rests
@@ -185,6 +188,7 @@ struct nta_cpu {
 	struct timer_list stranded;
 	struct timer_list decay;
 	u64 decay_seen;
+	u64 queued_seen;
 	unsigned int spare_grows;
 	unsigned int released_seen;
 	struct nta_report report;

@@ -70,16 +70,38 @@
 VISIBLE_IF_KUNIT unsigned long nta_stranded_delay __read_mostly =
 	NTA_STRANDED_DELAY;
 
+/* Frees were queued for @o: note how far its fast path had allocated. */
+static void nta_note_queued(struct nta_cpu *o)
+{
+	WRITE_ONCE(o->queued_seen, READ_ONCE(o->fast.allocs));
+}
+
+/*
+ * The owner allocated on its fast path since frees were last queued for
+ * it, and so may keep to it for ever: the case the stranded-free timer is
+ * for.  An owner that allocated nothing since (asleep, or busy with other
+ * work, which idle_cpu() cannot tell apart from NTA work: on PREEMPT_RT a
+ * CPU is seldom idle when a timer thread looks) drains at its next slow
+ * path; no interrupt for it.
+ */
+static bool nta_owner_kept_busy(struct nta_cpu *o)
+{
+	return READ_ONCE(o->fast.allocs) != READ_ONCE(o->queued_seen);
+}
+
 static void nta_stranded_fn(struct timer_list *t)
 {
+	struct nta_cpu *o;
 	unsigned int cpu;
 
 	/* No CPU finishes going offline while preemption is off here. */
 	preempt_disable();
-	for_each_possible_cpu(cpu)
-		if (nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) &&
+	for_each_possible_cpu(cpu) {
+		o = per_cpu_ptr(&nta_cpu, cpu);
+		if (nta_has_queued(o) && nta_owner_kept_busy(o) &&
 		    nta_kick_wanted(cpu) && nta_kick_cpu(cpu))
 			this_cpu_inc(nta_cpu.stats.kicks);
+	}
 	preempt_enable();
 }
 
@@ -140,6 +162,7 @@ static void nta_batch_publish(struct nta_cpu *c, bool has_mark,
 
 	c->batch_open[slot] = NULL;
 	nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+	nta_note_queued(per_cpu_ptr(&nta_cpu, owner));
 	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).batch_inbox))
 		return;
 	if (!has_mark) {
@@ -410,6 +433,7 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 	nta_count(c, has_mark, NTA_CTR(remote_atomics), queued ? 4 : 1);
 	if (likely(!queued))
 		return NTA_FREE_OK;
+	nta_note_queued(oc);
 	if (queued == NTA_KICK_BLOCKS && nta_kick_wanted(owner)) {
 		if (nta_kick_cpu(owner))
 			nta_count(c, has_mark, NTA_CTR(kicks), 1);

@@ -154,6 +154,14 @@ static int nta_tcall_thread(void *data)
 }
 
 /*
+ * Set by a test whose owner must keep to its fast path while it waits in
+ * nta_run_on(): it then allocates and frees one binned unit in a loop
+ * (nta_tfast_pairs of them), as an owner the stranded-free timer is for.
+ */
+static void *nta_tfast_obj;
+static unsigned long nta_tfast_pairs;
+
+/*
  * Run @fn(@arg) in a kthread bound to @cpu and wait for it.  With @busy
  * the caller spins meanwhile instead of sleeping, so that its CPU does not
  * look idle: a remote free leaves an idle owner alone.
@@ -168,8 +176,14 @@ static void nta_run_on(struct kunit *test, unsigned int cpu,
 	t = kthread_create_on_cpu(nta_tcall_thread, &call, cpu, "nta_kunit/%u");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wake_up_process(t);
-	while (busy && !completion_done(&call.done))
+	while (busy && !completion_done(&call.done)) {
+		if (nta_tfast_obj) {
+			nta_free(nta_tfast_obj, NTA_UNIT);
+			nta_tfast_obj = nta_alloc(NTA_UNIT, GFP_ATOMIC);
+			nta_tfast_pairs++;
+		}
 		cpu_relax();
+	}
 	wait_for_completion(&call.done);
 }
 
@@ -1196,6 +1210,29 @@ static void nta_tstranded_restore(void *data)
 }
 
 /*
+ * From here the owner keeps to its fast path in nta_run_on(): one unit
+ * allocated and freed first, so that its bin and the bins' decay are set
+ * up and every later pair stays on the fast path.
+ */
+static void nta_tfast_start(struct kunit *test)
+{
+	void *p = nta_alloc(NTA_UNIT, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	nta_free(p, NTA_UNIT);
+	nta_tfast_obj = nta_alloc(NTA_UNIT, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nta_tfast_obj);
+	nta_tfast_pairs = 0;
+}
+
+static void nta_tfast_stop(void)
+{
+	if (nta_tfast_obj)
+		nta_free(nta_tfast_obj, NTA_UNIT);
+	nta_tfast_obj = NULL;
+}
+
+/*
  * An idle owner is not interrupted for a remote free: neither by the free
  * nor by the freer's stranded-free timer (here due after one jiffy).
  * The free waits queued until the owner's next slow path drains it.
@@ -1259,22 +1296,24 @@ static void nta_remote_stranded(struct kunit *test)
 							(void *)saved), 0);
 	WRITE_ONCE(nta_stranded_delay, NTA_STRANDED_DELAY);
 	o = nta_talloc_objs(test, 2, 700);
+	nta_tfast_start(test);
 	nta_tstats(&s0);
 	/*
-	 * The owner spins while the other CPU frees and then spins too,
-	 * until the owner drained: both busy, neither left alone as idle.
+	 * The owner keeps to its fast path while the other CPU frees and then
+	 * spins until the owner drained: both busy, neither left alone.
 	 */
 	o->spin_for = owner + 1;
 	t0 = jiffies;
 	nta_tfree_on(test, other, o, 0, 2, true);
 	waited = jiffies - t0;
 	nta_tstats(&s1);
+	nta_tfast_stop();
 	kunit_info(test, "drained after %u ms (bound %u ms)\n",
 		   jiffies_to_msecs(waited), jiffies_to_msecs(NTA_STRANDED_DELAY));
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
 	/* The bound plus a generous allowance for an emulated machine. */
 	KUNIT_EXPECT_LE(test, waited, NTA_STRANDED_DELAY + HZ);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2 + nta_tfast_pairs);
 	KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, kicks), 1);
 }
 
@@ -1489,19 +1528,19 @@ static void nta_batch_timer(struct kunit *test)
 	/* Armed for an hour by an earlier test, it would not be re-armed. */
 	timer_delete_sync(&nta_tcpu(other)->batch_timer);
 	o = nta_talloc_objs(test, 3, 1500);
+	nta_tfast_start(test);
 	nta_tstats(&s0);
 	/*
-	 * Both CPUs busy until the owner drained: the freer spins, and so do
-	 * we, as an idle owner is left alone and the timers are deferrable.
+	 * Both CPUs busy until the owner drained: the freer spins, and the
+	 * owner keeps to its fast path, as an owner that does neither is
+	 * left alone and the timers are deferrable.
 	 */
 	o->spin_for = owner + 1;
 	t0 = jiffies;
 	nta_tfree_on(test, other, o, 0, 3, true);
-	do {
-		mdelay(20);
-		nta_tstats(&s1);
-	} while (NTA_D(&s0, &s1, frees) < 3 && time_before(jiffies, t0 + 2 * HZ));
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 3);
+	nta_tstats(&s1);
+	nta_tfast_stop();
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 3 + nta_tfast_pairs);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
 	KUNIT_EXPECT_LE(test, jiffies_to_msecs(jiffies - t0), 1000);
 	kunit_info(test, "freed by the owner %u ms after the frees\n",
@@ -2493,6 +2532,7 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 	struct nta_block *blk;
 	unsigned long flags;
 	struct nta_cpu *c;
+	bool has_mark;
 	void *a, *b;
 
 	nta_tneed_ready(test);
@@ -2522,22 +2562,20 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nta_alloc(size, GFP_KERNEL));
 
 	/*
-	 * Undo, under the lock and the mark: the pool and bins as before,
-	 * and b, kept out of use by the broken pool, live again (and counted
-	 * in again, as its free counted it out) to be freed.
+	 * Undo, under the lock and the mark (taken in that order, as a slow
+	 * path does, also on PREEMPT_RT): the pool and bins as before, and b,
+	 * kept out of use by the broken pool, live again (and counted in
+	 * again, as its free counted it out) to be freed.
 	 */
-	preempt_disable();
-	__this_cpu_write(nta_cpu.busy, 1);
-	local_lock_irqsave(&nta_cpu.lock, flags);
+	c = nta_slow_lock(&flags, &has_mark);
+	KUNIT_ASSERT_TRUE(test, has_mark);
 	c->pool.broken = false;
 	c->bins.closed = false;
 	nta_bins_set_shift(&c->bins, c->bins.shift);
 	blk = nta_block_of(b);
 	nta_mark_live(blk, nta_unit_of(blk, b), units);
 	nta_account(c, false, size, 1);
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
-	__this_cpu_write(nta_cpu.busy, 0);
-	preempt_enable();
+	nta_slow_unlock(c, has_mark, flags);
 	nta_free(b, size);
 	nta_free(a, size);
 	nta_drain_all();
