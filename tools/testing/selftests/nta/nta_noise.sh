@@ -15,7 +15,7 @@
 
 . "$(dirname "$0")/nta_lib.sh"
 
-rounds=${NTA_NOISE_ROUNDS:-3}
+rounds=${NTA_NOISE_ROUNDS:-5}
 secs=${NTA_NOISE_SECS:-6}
 [ "$(nproc)" -ge 2 ] || tap_skip_all noise "needs two CPUs"
 bin=$(nta_bin nta_noise) || tap_skip_all noise "no nta_noise binary"
