@@ -78,15 +78,17 @@ static void nta_note_queued(struct nta_cpu *o)
 
 /*
  * The owner allocated on its fast path since frees were last queued for
- * it, and so may keep to it for ever: the case the stranded-free timer is
- * for.  An owner that allocated nothing since (asleep, or busy with other
- * work, which idle_cpu() cannot tell apart from NTA work: on PREEMPT_RT a
- * CPU is seldom idle when a timer thread looks) drains at its next slow
- * path; no interrupt for it.
+ * it, and so may keep to it for ever, or NTA is switched off and it may
+ * never take a slow path of NTA's again: the cases the stranded-free timer
+ * is for.  An owner that allocated nothing since (asleep, or busy with
+ * other work, which idle_cpu() cannot tell apart from NTA work: on
+ * PREEMPT_RT a CPU is seldom idle when a timer thread looks) drains at its
+ * next slow path; no interrupt for it.
  */
 static bool nta_owner_kept_busy(struct nta_cpu *o)
 {
-	return READ_ONCE(o->fast.allocs) != READ_ONCE(o->queued_seen);
+	return READ_ONCE(o->fast.allocs) != READ_ONCE(o->queued_seen) ||
+	       !nta_enabled();
 }
 
 static void nta_stranded_fn(struct timer_list *t)
