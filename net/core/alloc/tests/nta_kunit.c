@@ -2465,6 +2465,29 @@ static void nta_bin_link_hardened(struct kunit *test)
 }
 
 /*
+ * The start of the tests of checked links: NTA on, links checked (else a
+ * skip), pinned, bins empty, and two live objects of @size in *@a, *@b.
+ */
+static struct nta_cpu *nta_tchecked_pair(struct kunit *test, unsigned int size,
+					 void **a, void **b)
+{
+	unsigned int cpu;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	if (!nta_links_checked())
+		kunit_skip(test, "links are checked with LIST_HARDENED or SLAB_FREELIST_HARDENED");
+	cpu = nta_tpin(test, -1);
+	nta_drain_all();
+	*a = nta_alloc(size, GFP_KERNEL);
+	*b = nta_alloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *a);
+	KUNIT_ASSERT_NOT_NULL(test, *b);
+	return nta_tcpu(cpu);
+}
+
+/*
  * A bin link overwritten (a write after free into a binned head) to a
  * pointer off a unit boundary: the allocation that would follow it drops
  * the bin and reports, and hands out neither the bad pointer nor the
@@ -2473,23 +2496,12 @@ static void nta_bin_link_hardened(struct kunit *test)
  */
 static void nta_bin_link_overwritten(struct kunit *test)
 {
-	unsigned int cpu, units = 2, size = units * NTA_UNIT;
+	unsigned int units = 2, size = units * NTA_UNIT;
 	void *a, *b, *p, **at;
 	struct nta_cpu *c;
 	int reports;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	if (!nta_links_checked())
-		kunit_skip(test, "links are checked with LIST_HARDENED or SLAB_FREELIST_HARDENED");
-	cpu = nta_tpin(test, -1);
-	c = nta_tcpu(cpu);
-	nta_drain_all();
-	a = nta_alloc(size, GFP_KERNEL);
-	b = nta_alloc(size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(a, size);
 	nta_free(b, size);
 	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
@@ -2528,25 +2540,14 @@ static void nta_bin_link_overwritten(struct kunit *test)
  */
 static void nta_bins_closed_on_quarantine(struct kunit *test)
 {
-	unsigned int cpu, units = 2, size = units * NTA_UNIT;
+	unsigned int units = 2, size = units * NTA_UNIT;
 	struct nta_block *blk;
 	unsigned long flags;
 	struct nta_cpu *c;
 	bool has_mark;
 	void *a, *b;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	if (!nta_links_checked())
-		kunit_skip(test, "no quarantine without LIST_HARDENED or SLAB_FREELIST_HARDENED");
-	cpu = nta_tpin(test, -1);
-	c = nta_tcpu(cpu);
-	nta_drain_all();
-	a = nta_alloc(size, GFP_KERNEL);
-	b = nta_alloc(size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
+	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(b, size);
 	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
 
