@@ -3,8 +3,10 @@
  * NTA microbenchmark: "echo run > /sys/kernel/debug/nta/bench" times
  * allocation + free pairs of three contenders in one boot (the write
  * returns when the run is over) and reading nta/bench prints the table of
- * the last run, or says that there was none: NTA
- * (nta_alloc()/nta_free()), mainline's skb head path (what
+ * the last run, or says that there was none: NTA as skbuff.c's head
+ * helpers call it (nta_head_alloc()/nta_head_free(): the fast paths
+ * inline, the free trusted as skb->__tsize makes it), mainline's skb head
+ * path (what
  * kmalloc_reserve() does: skb_small_head_cache for heads that fit it, else
  * kmalloc() of kmalloc_size_roundup(); skb_head_free() frees both with
  * kfree()) and that path behind a per-CPU array cache built as Linux 7.0's
@@ -63,7 +65,7 @@
 #include <net/hotdata.h>
 #include <net/tcp.h>
 
-#include "nta_internal.h"
+#include "nta_fast.h"
 
 #define NB_PAIRS	20000		/* pairs per figure at scale 1 */
 #define NB_MAX_ROUNDS	31
@@ -382,7 +384,8 @@ static __always_inline void *nb_alloc(enum nb_kind kind, unsigned int size)
 {
 	switch (kind) {
 	case NB_NTA:
-		return nta_alloc(size, NB_GFP);
+		/* As skb_head_alloc(): the fast path inline. */
+		return nta_head_alloc(size, NB_GFP);
 	case NB_MAIN:
 		/* kmalloc_reserve() for a head of @size = SKB_HEAD_ALIGN(len) */
 		if (size <= nb_small_size)
@@ -399,7 +402,7 @@ static __always_inline void nb_free(enum nb_kind kind, void *p,
 				    unsigned int size)
 {
 	if (kind == NB_NTA)
-		nta_free(p, size);
+		nta_head_free(p, size);	/* as skb_head_free(): trusted, inline */
 	else if (kind == NB_MAIN)
 		kfree(p);	/* as skb_head_free() for both head caches */
 	else

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NTA per-CPU allocator: nta_alloc(), nta_free() and nta_free_trusted(),
- * each after the slow paths it falls back to.
+ * each after the slow paths it falls back to.  Their fast paths are
+ * inline in nta_fast.h, which skbuff.c's head helpers inline too.
  *
  * An allocation takes the most recently freed object of its length from
  * this CPU's bins (nta_bins.h) under the fast-path mark, with no
@@ -27,8 +28,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "nta_core_inline.h"
-#include "nta_internal.h"
+#include "nta_fast.h"
 
 DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -84,12 +84,12 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	if (unlikely(!obj) && *blk && *may_grow) {
 		nta_take_block(c, *blk);
 		*blk = NULL;
-		nta_count(c, has_mark, NTA_CTR(grows), 1);
+		nta_count(NTA_CTR(grows), 1);
 		nta_spares_on_grow(c);
 		obj = __nta_pool_alloc(&c->pool, size);
 	}
 	if (likely(obj)) {
-		nta_count(c, has_mark, NTA_CTR(allocs), 1);
+		nta_count(NTA_CTR(allocs), 1);
 		nta_account(c, has_mark, size, 1);
 	}
 	nta_slow_unlock(c, has_mark, flags);
@@ -144,7 +144,7 @@ static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 	return obj;
 }
 
-static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
+noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 {
 	struct nta_block *none = NULL;
 	bool may_grow;
@@ -190,30 +190,7 @@ static noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
  */
 void *nta_alloc(unsigned int size, gfp_t gfp)
 {
-	unsigned int units = nta_size_to_units(size);
-	struct nta_cpu *c;
-	void *obj;
-
-	if (unlikely(size - 1 >= NTA_MAX_SIZE))
-		return NULL;
-	if (unlikely(!nta_fast_enter(&c)))
-		return nta_alloc_slow(size, gfp);
-	obj = nta_bin_pop(&c->bins, units);
-	if (unlikely(!obj)) {
-		nta_fast_exit(c);
-		return nta_alloc_slow(size, gfp);
-	}
-	c->fast.allocs++;
-	nta_account(c, true, size, 1);
-	nta_fast_exit(c);
-
-	nta_hook_alloc(obj, size, gfp);
-	/* memset() returns @obj: a tail call, no registers to save. */
-	if (want_init_on_alloc(gfp))
-		return memset(obj, 0, size);
-	if (want_init_on_free())
-		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
-	return obj;
+	return __nta_alloc(size, gfp);
 }
 
 /*
@@ -237,8 +214,8 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 }
 
 /* @mapped: the caller has found @ptr in the block map (nta_free()). */
-static noinline void nta_free_slow(void *ptr, unsigned int size,
-				   unsigned long ip, bool mapped)
+noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
+			    bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	enum nta_bad_free why;
@@ -262,7 +239,7 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 				nta_free_to_bin(c, ptr, size, &released);
 			else
 				nta_do_free(&c->pool, ptr, size, &released);
-			nta_count(c, has_mark, NTA_CTR(frees), 1);
+			nta_count(NTA_CTR(frees), 1);
 			nta_account(c, has_mark, size, -1);
 		}
 	} else {
@@ -281,41 +258,11 @@ static noinline void nta_free_slow(void *ptr, unsigned int size,
 }
 
 /*
- * The owner's free on its fast path, under the mark: unit aligned, live
- * with this length (which also means outside the header and not parked
- * in a bin), no remote free in flight, room in its bin, and the bins'
- * decay running.  Returns false, with nothing written, for the slow path.
- * Only nta_free_wiped() passes @wipe (init_on_free): the memset() is a
- * call, and without one nta_free() saves no registers.
- */
-static __always_inline bool nta_free_fast(struct nta_cpu *c,
-					  struct nta_block *blk, void *ptr,
-					  unsigned int size, bool wipe)
-{
-	unsigned long off = ptr - (void *)blk;
-	unsigned int units = nta_size_to_units(size);
-
-	if (unlikely((off & (NTA_UNIT - 1)) ||
-		     blk->meta[off >> NTA_UNIT_SHIFT].cls != units ||
-		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
-		     !nta_bin_has_room(&c->bins, units) || nta_bins_idle(c)))
-		return false;
-	if (wipe)
-		memset(ptr, 0, size);
-	nta_hook_free(ptr, size);
-	nta_bin_park(&c->bins, ptr, units);
-	c->fast.frees++;
-	nta_account(c, true, size, -1);
-	return true;
-}
-
-/*
  * nta_free() or nta_free_trusted() on the owner under init_on_free; the
  * caller holds the mark.
  */
-static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
-				    unsigned int size, unsigned long ip,
-				    bool mapped)
+noinline void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
+			     unsigned long ip, bool mapped)
 {
 	bool done = nta_free_fast(c, nta_block_of(ptr), ptr, size, true);
 
@@ -328,9 +275,9 @@ static noinline void nta_free_wiped(struct nta_cpu *c, void *ptr,
  * nta_free() on another CPU: queued for the owner, lock-free on its side,
  * so under the mark alone, which the caller holds.
  */
-static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
-				     void *ptr, unsigned int size,
-				     unsigned long ip, bool mapped)
+noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+			      void *ptr, unsigned int size, unsigned long ip,
+			      bool mapped)
 {
 	enum nta_bad_free why = NTA_FREE_FOREIGN;
 
@@ -340,38 +287,6 @@ static noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 	nta_fast_exit(c);
 	if (unlikely(why))
 		nta_complain(ptr, size, why, ip);
-}
-
-/*
- * nta_free() and nta_free_trusted() once @ptr is known (@mapped), or
- * vouched for, to be NTA's.  The fast path reads the block header's @pool;
- * unless @mapped, the remote and slow paths look @ptr up in the block map
- * before they read more of the header.
- */
-static __always_inline void __nta_free(void *ptr, unsigned int size,
-				       unsigned long ip, bool mapped)
-{
-	struct nta_block *blk = nta_block_of(ptr);
-	struct nta_cpu *c;
-	bool done;
-
-	/* Switched off: nothing allocates from the bins, so do not fill them. */
-	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
-		goto slow;
-	if (unlikely(blk->pool != &c->pool)) {
-		nta_free_remote(c, blk, ptr, size, ip, mapped);
-		return;
-	}
-	if (want_init_on_free()) {
-		nta_free_wiped(c, ptr, size, ip, mapped);
-		return;
-	}
-	done = nta_free_fast(c, blk, ptr, size, false);
-	nta_fast_exit(c);
-	if (likely(done))
-		return;
-slow:
-	nta_free_slow(ptr, size, ip, mapped);
 }
 
 /**

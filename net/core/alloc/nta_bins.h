@@ -58,33 +58,48 @@
 #define NTA_BIN_SHIFT_MAX	4
 
 /**
+ * struct nta_bin - one length's bin
+ * @head: a LIFO of freed objects of this length, linked through a word in
+ *	their middle (nta_bin_link_at()), that the fast path hands out again
+ *	as is
+ * @nr: objects in the bin
+ * @cap: the most objects the bin may hold, at the bins' shift
+ * @live: objects of this length allocated on this CPU and not freed here
+ *	yet, kept by whoever owns the bins (nta_account()); not the bins'
+ *	own, but the fast path updates it with them
+ *
+ * Sixteen bytes, four to a cache line: an allocation or a free of one
+ * length reads and writes one slot, not one line in each of four arrays.
+ */
+struct nta_bin {
+	void *head;
+	u16 nr;
+	u16 cap;
+	s32 live;
+};
+
+/**
  * struct nta_bins - one CPU's bins
  * @shift: the caps are NTA_BIN_MAX, NTA_BIN_BYTES and NTA_BINS_UNITS times
  *	2^@shift; raised by drains that found the bins full, lowered by the
- *	decay tick (see NTA_BIN_SHIFT_MAX); @limit and @cap follow it
- *	(nta_bins_set_shift())
+ *	decay tick (see NTA_BIN_SHIFT_MAX); @limit and the slots' caps
+ *	follow it (nta_bins_set_shift())
+ * @closed: the pool was quarantined: the bins were emptied and their caps
+ *	stay 0 (nta_bins_close())
  * @units: units parked in all the bins
  * @limit: the most units all the bins may hold, at @shift
- * @bin: per object length in units, a LIFO of freed objects, linked
- *	through a word in their middle (nta_bin_link_at()), that the fast
- *	path hands out again as is
- * @nr: objects in each bin
- * @cap: the most objects each bin may hold, at @shift
  * @overflows: objects drains merged since the last tick because the bins
  *	were full: a drain that saw one raises the caps (nta_bins_raise()),
  *	a tick without any lowers them (nta_bins_decay())
- * @closed: the pool was quarantined: the bins were emptied and their caps
- *	stay 0 (nta_bins_close())
+ * @slot: per object length in units, its bin
  */
 struct nta_bins {
 	u8 shift;
 	bool closed;
 	unsigned int units;
 	unsigned int limit;
-	void *bin[NTA_NR_LISTS];
-	u16 nr[NTA_NR_LISTS];
-	u16 cap[NTA_NR_LISTS];
 	unsigned int overflows;
+	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
 };
 
 /*
@@ -151,14 +166,14 @@ static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 	WRITE_ONCE(b->shift, shift);
 	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		b->cap[u] = b->closed ? 0 : nta_bin_base_cap[u] << shift;
+		b->slot[u].cap = b->closed ? 0 : nta_bin_base_cap[u] << shift;
 }
 
 /* Room for one more object of @units units, in its bin and in the CPU's. */
 static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
 					     unsigned int units)
 {
-	return b->nr[units] < b->cap[units] && b->units + units <= b->limit;
+	return b->slot[units].nr < b->slot[units].cap && b->units + units <= b->limit;
 }
 
 /* An object goes into its bin: no longer live, but not merged yet either. */
@@ -168,9 +183,9 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 	struct nta_block *blk = nta_block_of(ptr);
 
 	nta_set_cls(blk, nta_unit_of(blk, ptr), 0);
-	nta_bin_set_next(ptr, units, b->bin[units]);
-	b->bin[units] = ptr;
-	b->nr[units]++;
+	nta_bin_set_next(ptr, units, b->slot[units].head);
+	b->slot[units].head = ptr;
+	b->slot[units].nr++;
 	b->units += units;
 }
 
@@ -181,9 +196,9 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
  */
 static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 {
-	b->units -= b->nr[units] * units;
-	b->nr[units] = 0;
-	b->bin[units] = NULL;
+	b->units -= b->slot[units].nr * units;
+	b->slot[units].nr = 0;
+	b->slot[units].head = NULL;
 }
 
 /*
@@ -194,7 +209,7 @@ static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)
 {
-	void *obj = b->bin[units], *next;
+	void *obj = b->slot[units].head, *next;
 	struct nta_block *blk;
 
 	if (unlikely(!obj))
@@ -206,8 +221,8 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 		nta_report_bad_bin(obj, units);
 		return NULL;
 	}
-	b->bin[units] = next;
-	b->nr[units]--;
+	b->slot[units].head = next;
+	b->slot[units].nr--;
 	b->units -= units;
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
@@ -223,7 +238,7 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 				unsigned int units, unsigned int keep,
 				struct list_head *released)
 {
-	void *obj = b->bin[units], *last = NULL, *next;
+	void *obj = b->slot[units].head, *last = NULL, *next;
 	struct nta_block *blk;
 
 	while (keep-- && obj) {
@@ -233,13 +248,13 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 	if (last)
 		nta_bin_set_next(last, units, NULL);
 	else
-		b->bin[units] = NULL;
+		b->slot[units].head = NULL;
 	for (; obj; obj = next) {
 		next = nta_bin_next(obj, units);
 		blk = nta_block_of(obj);
 		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
-		b->nr[units]--;
+		b->slot[units].nr--;
 		b->units -= units;
 	}
 }
@@ -254,7 +269,7 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
-		if (b->bin[u])
+		if (b->slot[u].head)
 			nta_bin_trim(b, pool, u, 0, released);
 }
 
@@ -283,8 +298,8 @@ static inline bool nta_bins_make_room(struct nta_bins *b,
 				      unsigned int units,
 				      struct list_head *released)
 {
-	if (b->nr[units] >= b->cap[units])
-		nta_bin_trim(b, pool, units, b->nr[units] / 2, released);
+	if (b->slot[units].nr >= b->slot[units].cap)
+		nta_bin_trim(b, pool, units, b->slot[units].nr / 2, released);
 	if (b->units + units > b->limit)
 		nta_bins_flush(b, pool, released);
 	return b->units + units <= b->limit;
@@ -314,8 +329,8 @@ static inline void nta_bins_decay(struct nta_bins *b, struct nta_pool *pool,
 	if (!b->overflows && b->shift) {
 		nta_bins_set_shift(b, b->shift - 1);
 		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->nr[u] > b->cap[u])
-				nta_bin_trim(b, pool, u, b->cap[u], released);
+			if (b->slot[u].nr > b->slot[u].cap)
+				nta_bin_trim(b, pool, u, b->slot[u].cap, released);
 		if (b->units > b->limit)
 			nta_bins_flush(b, pool, released);
 	}

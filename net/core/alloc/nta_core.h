@@ -62,14 +62,14 @@ struct nta_unit_meta {
  * struct nta_block - header at the start of every block
  * @pending: one bit per object another CPU has freed and the owner has
  *	not drained yet; set with an atomic by any CPU, taken by the owner
+ * @pool: the pool that owns the block; only it allocates from or merges
+ *	in the block
  * @remote: entry on the owner's @remote list while @queued is set
  * @queued: 1 while the block is on its owner's @remote list
  * @link: entry on the owning pool's list of blocks
  * @rcu: once the block has left its pool: its memory goes back to the
  *	page allocator only after a grace period, because a remote freer
  *	may still be reading this header (see nta_remote_free())
- * @pool: the pool that owns the block; only it allocates from or merges
- *	in the block
  * @free_units: units of the block on the pool's free lists
  * @used: one bit per unit that belongs to a live object or to this header
  * @start: one bit per unit where a live object begins
@@ -86,7 +86,8 @@ struct nta_unit_meta {
  * another CPU writes nothing into the object at all: it sets the object's
  * @pending bit and queues the block, and the owner frees what it finds
  * pending.  The fields other CPUs write come first and share their cache
- * line only with @link, which changes when the block joins or leaves its
+ * line with @pool, which every free reads beside the object's @pending
+ * bit, and with @link, which changes when the block joins or leaves its
  * pool, not with the bitmaps the owner writes on every operation.
  *
  * A free reads an object's length byte, a batched remote free its
@@ -96,13 +97,13 @@ struct nta_unit_meta {
  */
 struct nta_block {
 	unsigned long pending[NTA_BITMAP_LONGS];
+	struct nta_pool *pool;
 	struct llist_node remote;
 	unsigned long queued;
 	union {
 		struct list_head link;
 		struct rcu_head rcu;
 	};
-	struct nta_pool *pool;
 	unsigned int free_units;
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];

@@ -140,12 +140,28 @@ struct nta_report {
 };
 
 /**
+ * struct nta_fast_stats - the counters the fast paths keep
+ * @allocs: allocations served from the bins
+ * @frees: the owner's frees parked in the bins
+ * @requested_bytes: bytes requested by live objects, with sign: what the
+ *	holder of the mark allocated minus what it freed
+ *
+ * Plain words of the holder of the mark, beside it on the CPU's first
+ * cache line; every other counter is in struct nta_stats.
+ */
+struct nta_fast_stats {
+	u64 allocs;
+	u64 frees;
+	s64 requested_bytes;
+};
+
+/**
  * struct nta_cpu - one CPU's allocator
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
- *	holds it owns @bins, @live and @fast
- * @bins: freed objects parked by length, for the fast path (nta_bins.h)
+ *	holds it owns @fast and @bins
  * @fast: counters of the holder of @busy
- * @live: live objects per length in units, counted by the holder of @busy
+ * @bins: freed objects parked by length, for the fast path (nta_bins.h),
+ *	and the live objects of each length
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
  *	own contexts (task, softirq, hardirq); the slow paths take it
  * @pool: the blocks and free lists
@@ -176,9 +192,8 @@ struct nta_report {
  */
 struct nta_cpu {
 	u8 busy;
+	struct nta_fast_stats fast;
 	struct nta_bins bins;
-	struct nta_stats fast;
-	s32 live[NTA_NR_LISTS];
 	local_lock_t lock;
 	struct nta_pool pool;
 	struct nta_stats stats;
@@ -397,17 +412,13 @@ static __always_inline void nta_hook_free(void *obj, unsigned int size)
 }
 
 /*
- * Counters: the holder of the CPU's @busy mark (@has_mark) writes @fast with
- * plain stores; anyone else uses this_cpu_add() on @stats.  @off is the
- * counter's offset in struct nta_stats.
+ * Counters of the slow and remote paths, with or without the mark: one
+ * this_cpu_add() on @stats.  @off is the counter's offset in struct
+ * nta_stats.
  */
-static __always_inline void nta_count(struct nta_cpu *c, bool has_mark,
-				      size_t off, u64 n)
+static __always_inline void nta_count(size_t off, u64 n)
 {
-	if (likely(has_mark))
-		*(u64 *)((void *)&c->fast + off) += n;
-	else
-		this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
+	this_cpu_add(*(u64 __percpu *)((void __percpu *)&nta_cpu.stats + off), n);
 }
 
 #define NTA_CTR(field)	offsetof(struct nta_stats, field)
@@ -426,7 +437,7 @@ static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
 	unsigned int units = nta_size_to_units(size);
 
 	if (likely(has_mark)) {
-		c->live[units] += sign;
+		c->bins.slot[units].live += sign;
 		c->fast.requested_bytes += sign * (s64)size;
 		return;
 	}

@@ -143,7 +143,7 @@ static struct nta_batch *nta_batch_take(struct nta_cpu *c)
 		if (llist_empty(&c->batch_returned))
 			return NULL;
 		node = llist_del_all(&c->batch_returned);
-		nta_count(c, true, NTA_CTR(remote_atomics), 1);
+		nta_count(NTA_CTR(remote_atomics), 1);
 	}
 	c->batch_stash = node->next;
 	return llist_entry(node, struct nta_batch, node);
@@ -163,20 +163,20 @@ static void nta_batch_publish(struct nta_cpu *c, bool has_mark,
 	unsigned long when;
 
 	c->batch_open[slot] = NULL;
-	nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+	nta_count(NTA_CTR(remote_atomics), 1);
 	nta_note_queued(per_cpu_ptr(&nta_cpu, owner));
 	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).batch_inbox))
 		return;
 	if (!has_mark) {
 		if (nta_kick_cpu(owner))
-			nta_count(c, has_mark, NTA_CTR(kicks), 1);
+			nta_count(NTA_CTR(kicks), 1);
 		return;
 	}
 	when = jiffies + READ_ONCE(nta_stranded_delay);
 	/* timer_reduce() locks only to arm the timer or bring it forward. */
 	if (!timer_pending(&c->stranded) ||
 	    time_after(READ_ONCE(c->stranded.expires), when))
-		nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+		nta_count(NTA_CTR(remote_atomics), 1);
 	timer_reduce(&c->stranded, when);
 }
 
@@ -236,7 +236,7 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 		b->nr = 0;
 		c->batch_open[slot] = b;
 		if (!timer_pending(&c->batch_timer)) {
-			nta_count(c, true, NTA_CTR(remote_atomics), 1);
+			nta_count(NTA_CTR(remote_atomics), 1);
 			mod_timer(&c->batch_timer,
 				  jiffies + READ_ONCE(nta_batch_delay));
 		}
@@ -327,12 +327,12 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 	if (llist_empty(&c->batch_inbox))
 		return 0;
 	pos = llist_del_all(&c->batch_inbox);
-	nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+	nta_count(NTA_CTR(remote_atomics), 1);
 	rcu_read_lock();
 	for (; pos; pos = next) {
 		if (batches++ == NTA_DRAIN_BLOCKS) {
 			nta_llist_requeue(pos, &c->batch_inbox);
-			nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+			nta_count(NTA_CTR(remote_atomics), 1);
 			break;
 		}
 		next = pos->next;
@@ -342,7 +342,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 						b->units[i], b->gen[i],
 						released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).batch_returned);
-		nta_count(c, has_mark, NTA_CTR(remote_atomics), 1);
+		nta_count(NTA_CTR(remote_atomics), 1);
 	}
 	rcu_read_unlock();
 	if (has_mark && c->bins.overflows != overflows)
@@ -427,18 +427,18 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 	rcu_read_unlock();
 	if (unlikely(why))
 		return why;
-	nta_count(c, has_mark, NTA_CTR(remote_frees), 1);
+	nta_count(NTA_CTR(remote_frees), 1);
 	nta_account(c, has_mark, size, -1);
 	if (batched)
 		return NTA_FREE_OK;
 	/* The pending bit; the block's queued flag, count and llist_add(). */
-	nta_count(c, has_mark, NTA_CTR(remote_atomics), queued ? 4 : 1);
+	nta_count(NTA_CTR(remote_atomics), queued ? 4 : 1);
 	if (likely(!queued))
 		return NTA_FREE_OK;
 	nta_note_queued(oc);
 	if (queued == NTA_KICK_BLOCKS && nta_kick_wanted(owner)) {
 		if (nta_kick_cpu(owner))
-			nta_count(c, has_mark, NTA_CTR(kicks), 1);
+			nta_count(NTA_CTR(kicks), 1);
 	} else if (queued == 1) {
 		nta_arm_stranded(c);
 	}
@@ -462,8 +462,8 @@ noinline void __nta_drain_locked(struct nta_cpu *c, bool has_mark,
 		nta_arm_stranded(c);
 	if (!n)
 		return;
-	nta_count(c, has_mark, NTA_CTR(drains), 1);
-	nta_count(c, has_mark, NTA_CTR(frees), n);
+	nta_count(NTA_CTR(drains), 1);
+	nta_count(NTA_CTR(frees), n);
 }
 
 /*

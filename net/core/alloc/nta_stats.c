@@ -83,14 +83,14 @@ void nta_count_fallback(void)
 	this_cpu_inc(nta_cpu.stats.fallbacks);
 }
 
-/* What the live objects counted per length in @live hold. */
+/* What the live objects counted per length in the bins' slots hold. */
 static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 {
 	unsigned int u;
 	s64 n;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		n = READ_ONCE(c->live[u]);
+		n = READ_ONCE(c->bins.slot[u].live);
 		if (!n)
 			continue;
 		st->inuse_objects += n;
@@ -103,12 +103,15 @@ static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
 /* Add one CPU's counters, both sets, to @st: each is a 64-bit word. */
 static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 {
-	const s64 *fast = (const s64 *)&c->fast, *slow = (const s64 *)&c->stats;
+	const s64 *slow = (const s64 *)&c->stats;
 	s64 *sum = (s64 *)st;
 	unsigned int i;
 
 	for (i = 0; i < NTA_NR_COUNTERS; i++)
-		sum[i] += READ_ONCE(fast[i]) + READ_ONCE(slow[i]);
+		sum[i] += READ_ONCE(slow[i]);
+	st->allocs += READ_ONCE(c->fast.allocs);
+	st->frees += READ_ONCE(c->fast.frees);
+	st->requested_bytes += READ_ONCE(c->fast.requested_bytes);
 }
 
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)

@@ -237,24 +237,24 @@ static unsigned int bin_check_list(const struct hcpu *c,
 				   const struct nta_bins *nb, unsigned int u,
 				   void **blocks, unsigned int nr_blocks)
 {
-	const void *obj = nb->bin[u];
+	const void *obj = nb->slot[u].head;
 	unsigned int i;
 
-	for (i = 0; obj && i < nb->nr[u]; i++, obj = nta_bin_next(obj, u)) {
+	for (i = 0; obj && i < nb->slot[u].nr; i++, obj = nta_bin_next(obj, u)) {
 		void *blk = nta_block_of(obj);
 
 		if (!bsearch(&blk, blocks, nr_blocks, sizeof(*blocks), ptr_cmp)) {
 			t_fail(__FILE__, __LINE__,
 			       "bin %u: object %u of %u, %p, is in no block of the pool",
-			       u, i + 1, nb->nr[u], obj);
+			       u, i + 1, nb->slot[u].nr, obj);
 			return 1;
 		}
 		if (bin_check_parked(c, obj, u))
 			return 1;
 	}
-	if (i != nb->nr[u] || obj) {
+	if (i != nb->slot[u].nr || obj) {
 		t_fail(__FILE__, __LINE__, "bin %u: %s after %u objects, nr %u",
-		       u, obj ? "no end" : "the end", i, nb->nr[u]);
+		       u, obj ? "no end" : "the end", i, nb->slot[u].nr);
 		return 1;
 	}
 	return 0;
@@ -280,15 +280,15 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 			blocks[i++] = blk;
 	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
-		if (nb->cap[u] != nta_bin_base_cap_of(u) << nb->shift ||
-		    nb->nr[u] > nb->cap[u]) {
+		if (nb->slot[u].cap != nta_bin_base_cap_of(u) << nb->shift ||
+		    nb->slot[u].nr > nb->slot[u].cap) {
 			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u (%u << %u)",
-			       u, nb->nr[u], nb->cap[u], nta_bin_base_cap_of(u), nb->shift);
+			       u, nb->slot[u].nr, nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift);
 			errors++;
 			continue;
 		}
 		errors += bin_check_list(c, nb, u, blocks, i);
-		units += (unsigned long)nb->nr[u] * u;
+		units += (unsigned long)nb->slot[u].nr * u;
 	}
 	free(blocks);
 	if (!errors && (units != nb->units || nb->units > nb->limit)) {

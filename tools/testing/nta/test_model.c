@@ -232,7 +232,7 @@ static bool tag_ok(const struct obj *o)
 /* The @i-th newest object of the bin of @units units (0: its top), or NULL. */
 static void *bin_nth(const struct bins *b, unsigned int units, unsigned int i)
 {
-	void *obj = b->bins.bin[units];
+	void *obj = b->bins.slot[units].head;
 
 	while (obj && i--)
 		obj = nta_bin_next(obj, units);
@@ -245,12 +245,12 @@ static void model_bins_counts(struct model *m, unsigned int units)
 	const struct bins *b = m->b;
 
 	if (b->bins.units == m->binned_units && b->bins.units <= b->bins.limit &&
-	    b->bins.nr[units] <= b->bins.cap[units])
+	    b->bins.slot[units].nr <= b->bins.slot[units].cap)
 		return;
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins hold %u units (shadow %lu, limit %u), bin %u %u objects (cap %u)",
 	       m->op, b->bins.units, m->binned_units, b->bins.limit,
-	       units, b->bins.nr[units], b->bins.cap[units]);
+	       units, b->bins.slot[units].nr, b->bins.slot[units].cap);
 	m->errors++;
 }
 
@@ -364,10 +364,10 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	const struct bins *b = m->b;
 	/* What the bins may hold now, worked out apart from nta_bins.h. */
 	unsigned int cap = nta_bin_base_cap_of(units) << b->bins.shift;
-	unsigned int nr0 = b->bins.nr[units];
+	unsigned int nr0 = b->bins.slot[units].nr;
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = b->bins.units;
 	unsigned int want_nr, want_units;
-	void *top0 = b->bins.bin[units];
+	void *top0 = b->bins.slot[units].head;
 	bool parked, want_parked = true;
 	enum nta_bad_free why;
 	struct shadow *s;
@@ -406,7 +406,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	 * previous top if that was kept; else merged already.
 	 */
 	if (parked) {
-		if (b->bins.bin[units] != o->p) {
+		if (b->bins.slot[units].head != o->p) {
 			t_fail(__FILE__, __LINE__, "op %lu: binned %p not on top of bin %u",
 			       m->op, o->p, units);
 			m->errors++;
@@ -415,12 +415,12 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 						   want_nr > 1 ? top0 : NULL);
 		}
 	}
-	if (parked != want_parked || b->bins.nr[units] != want_nr ||
+	if (parked != want_parked || b->bins.slot[units].nr != want_nr ||
 	    b->bins.units != want_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u), bins %u -> %u units (want %u, limit %u), %s",
 		       m->op, drained ? "drained" : "owner's", units, b->bins.shift,
-		       nr0, b->bins.nr[units], want_nr, cap, units0, b->bins.units,
+		       nr0, b->bins.slot[units].nr, want_nr, cap, units0, b->bins.units,
 		       want_units, limit, parked ? "parked" : "merged");
 		m->errors++;
 	}
@@ -518,10 +518,10 @@ static void model_decay(struct model *m)
 
 	want = !m->tick_overflows && shift ? shift - 1 : shift;
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->bins.nr[u];
+		unsigned int nr = b->bins.slot[u].nr;
 
 		keep[u] = min(nr, nta_bin_base_cap_of(u) << want);
-		newest[u] = keep[u] ? b->bins.bin[u] : NULL;
+		newest[u] = keep[u] ? b->bins.slot[u].head : NULL;
 		oldest[u] = keep[u] ? bin_nth(b, u, keep[u] - 1) : NULL;
 		units += (unsigned long)keep[u] * u;
 	}
@@ -543,8 +543,8 @@ static void model_decay(struct model *m)
 		return;
 	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->bins.nr[u], exp = flush ? 0 : keep[u];
-		void *top = b->bins.bin[u];
+		unsigned int nr = b->bins.slot[u].nr, exp = flush ? 0 : keep[u];
+		void *top = b->bins.slot[u].head;
 		/* The oldest kept, and the list ends after it. */
 		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
 		bool last_ok = last && last == oldest[u] && !nta_bin_next(last, u);
@@ -577,7 +577,7 @@ static void model_bins_caps(struct model *m)
 	    b->bins.limit == (unsigned int)NTA_BINS_UNITS << b->bins.shift &&
 	    b->bins.units <= b->bins.limit && b->bins.units == m->binned_units) {
 		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->bins.nr[u] > nta_bin_base_cap_of(u) << b->bins.shift)
+			if (b->bins.slot[u].nr > nta_bin_base_cap_of(u) << b->bins.shift)
 				break;
 		if (u == NTA_NR_LISTS) {
 			m->at_shift[b->bins.shift]++;
@@ -589,7 +589,7 @@ static void model_bins_caps(struct model *m)
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
 	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.units,
-	       m->binned_units, u, u ? b->bins.nr[u] : 0,
+	       m->binned_units, u, u ? b->bins.slot[u].nr : 0,
 	       u ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
 	m->errors++;
 }
@@ -619,12 +619,12 @@ static void model_flush(struct model *m, bool full, bool reset)
 			m->errors++;
 		}
 	}
-	for (u = 1; u < NTA_NR_LISTS && !m->b->bins.nr[u]; u++)
+	for (u = 1; u < NTA_NR_LISTS && !m->b->bins.slot[u].nr; u++)
 		;
 	if (u < NTA_NR_LISTS || m->b->bins.units || m->binned || m->binned_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: after a flush bin %u holds %u, bins %u units, shadow %lu objects of %lu units",
-		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.nr[u] : 0, m->b->bins.units,
+		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.slot[u].nr : 0, m->b->bins.units,
 		       m->binned, m->binned_units);
 		m->errors++;
 	}
@@ -643,18 +643,18 @@ static void model_flush(struct model *m, bool full, bool reset)
 static void model_halve(struct model *m, unsigned int units)
 {
 	struct bins *b = m->b;
-	unsigned int nr = b->bins.nr[units], keep = nr / 2;
-	void *newest = b->bins.bin[units];
+	unsigned int nr = b->bins.slot[units].nr, keep = nr / 2;
+	void *newest = b->bins.slot[units].head;
 	unsigned long merged = b->merged;
 
 	bin_trim(m->c, b, units, keep);
 	m->halvings++;
-	if (b->bins.nr[units] != keep || b->merged - merged != nr - keep ||
-	    (keep && b->bins.bin[units] != newest)) {
+	if (b->bins.slot[units].nr != keep || b->merged - merged != nr - keep ||
+	    (keep && b->bins.slot[units].head != newest)) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: halving bin %u of %u left %u, merged %lu, newest %s",
-		       m->op, units, nr, b->bins.nr[units], b->merged - merged,
-		       keep && b->bins.bin[units] != newest ? "lost" : "kept");
+		       m->op, units, nr, b->bins.slot[units].nr, b->merged - merged,
+		       keep && b->bins.slot[units].head != newest ? "lost" : "kept");
 		m->errors++;
 	}
 	model_bins_counts(m, units);
@@ -709,10 +709,10 @@ static unsigned long model_bin_lists(struct model *m)
 	unsigned int u, i;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		void *obj = b->bins.bin[u];
+		void *obj = b->bins.slot[u].head;
 
 		/* At most nr objects: bins_check() holds the list to nr. */
-		for (i = 0; obj && i < b->bins.nr[u]; i++) {
+		for (i = 0; obj && i < b->bins.slot[u].nr; i++) {
 			struct shadow *s = sh_find(nta_block_of(obj));
 			unsigned int unit = h_unit(obj);
 			u32 owner = s ? s->owner[unit] : 0;

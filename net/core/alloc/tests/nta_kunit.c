@@ -2420,7 +2420,7 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 	unsigned int n = 0;
 	void *p;
 
-	for (p = c->bins.bin[units]; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
+	for (p = c->bins.slot[units].head; p && n <= NTA_BIN_MAX << NTA_BIN_SHIFT_MAX;
 	     p = nta_bin_next(p, units))
 		n++;
 	return n;
@@ -2450,7 +2450,7 @@ static void nta_bin_link_hardened(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	nta_free(a, units * NTA_UNIT);
 	nta_free(b, units * NTA_UNIT);
-	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
 	KUNIT_EXPECT_PTR_EQ(test, nta_bin_next(b, units), a);
 	raw = *(unsigned long *)nta_bin_link_at(b, units);
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
@@ -2504,8 +2504,8 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(a, size);
 	nta_free(b, size);
-	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
-	KUNIT_ASSERT_EQ(test, c->bins.nr[units], 2);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
+	KUNIT_ASSERT_EQ(test, c->bins.slot[units].nr, 2);
 	/* b's link now decodes to a + 1: encoded, so the check cannot miss. */
 	at = nta_bin_link_at(b, units);
 	*at = nta_bin_link(at, a + 1);
@@ -2516,17 +2516,17 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, p, b);
 	KUNIT_EXPECT_PTR_NE(test, p, a);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
-	KUNIT_EXPECT_NULL(test, c->bins.bin[units]);
-	KUNIT_EXPECT_EQ(test, c->bins.nr[units], 0);
+	KUNIT_EXPECT_NULL(test, c->bins.slot[units].head);
+	KUNIT_EXPECT_EQ(test, c->bins.slot[units].nr, 0);
 	KUNIT_EXPECT_EQ(test, c->bins.units, 0);
 	nta_free(p, size);
 	/* Put the two back as they were, under the mark, to be merged. */
 	preempt_disable();
 	__this_cpu_write(nta_cpu.busy, 1);
 	*at = nta_bin_link(at, a);
-	nta_bin_set_next(a, units, c->bins.bin[units]);
-	c->bins.bin[units] = b;
-	c->bins.nr[units] += 2;
+	nta_bin_set_next(a, units, c->bins.slot[units].head);
+	c->bins.slot[units].head = b;
+	c->bins.slot[units].nr += 2;
 	c->bins.units += 2 * units;
 	__this_cpu_write(nta_cpu.busy, 0);
 	preempt_enable();
@@ -2549,7 +2549,7 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 
 	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(b, size);
-	KUNIT_ASSERT_PTR_EQ(test, c->bins.bin[units], b);
+	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c->pool.broken = true;
@@ -2646,7 +2646,7 @@ static void nta_bin_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, s1.reserved_bytes, s0.reserved_bytes);
-	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], p);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.slot[units].head, p);
 	KUNIT_EXPECT_EQ(test, nta_cls(nta_block_of(p), nta_tunit(p)), 0);
 	/* A second free of a binned object is a double free. */
 	nta_free(p, 1500);
@@ -2697,8 +2697,8 @@ static void nta_bin_caps(struct kunit *test)
 		}
 		for (j = 0; j < n; j++)
 			nta_free(objs[j], sizes[i]);
-		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.nr[units]), cap);
-		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bins.nr[units]);
+		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.slot[units].nr), cap);
+		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bins.slot[units].nr);
 		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.units), NTA_BINS_UNITS);
 	}
 	nta_tstats(&s1);
@@ -2742,8 +2742,8 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	/* Four objects of another length, freed here: into their bin. */
 	k = nta_talloc_objs(test, 4, other_size);
 	nta_tfree_on(test, owner, k, 0, 4, false);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.nr[other_units]), 4);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.nr[units]), 0);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.slot[other_units].nr), 4);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.slot[units].nr), 0);
 
 	/* Two full batches of the first length, freed on the other CPU... */
 	o = nta_talloc_objs(test, n, size);
@@ -2752,10 +2752,10 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	p = nta_alloc(2 * NTA_UNIT, GFP_KERNEL);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
-	nr = c->bins.nr[units];
+	nr = c->bins.slot[units].nr;
 	KUNIT_EXPECT_EQ(test, nr, cap);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), cap);
-	nr = c->bins.nr[other_units];
+	nr = c->bins.slot[other_units].nr;
 	KUNIT_EXPECT_EQ(test, nr, 4);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, other_units), 4);
 	nr = c->bins.units;
@@ -2883,7 +2883,7 @@ static void nta_local_init_on_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2);
 	KUNIT_EXPECT_EQ(test, s1.binned_bytes - s0.binned_bytes,
 			2 * units * NTA_UNIT);
-	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], p[1]);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.slot[units].head, p[1]);
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_NULL(test, nta_tnonzero_but_link(p[i], size));
 	nta_drain_all();
@@ -3024,7 +3024,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 		/* The next slow path here drains them into the bins. */
 		nta_tslow_alloc(test, &trig[t++]);
 		want = min(n, cap << shift);
-		nr = READ_ONCE(c->bins.nr[units]);
+		nr = READ_ONCE(c->bins.slot[units].nr);
 		KUNIT_EXPECT_EQ(test, nr, want);
 		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), want);
 		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.units),
@@ -3054,7 +3054,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 		   jiffies_to_msecs(NTA_BIN_DECAY));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 0);
 	KUNIT_EXPECT_EQ(test, c->bins.limit, NTA_BINS_UNITS);
-	KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.nr[units]), cap);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.slot[units].nr), cap);
 
 	/* Raised once more, then trimmed: back to the base caps at once. */
 	o = nta_talloc_objs(test, n, size);
@@ -3098,7 +3098,7 @@ static void nta_bin_flush_before_grow(struct kunit *test)
 	KUNIT_ASSERT_GT(test, n, 0);
 	/* The last free of a whole block parks it in its bin. */
 	nta_free(objs[--n], NTA_MAX_SIZE);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.nr[NTA_DATA_UNITS]), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.slot[NTA_DATA_UNITS].nr), 1);
 	nta_tstats(&s0);
 	p = nta_alloc(100, GFP_KERNEL);
 	nta_tstats(&s1);
@@ -3168,14 +3168,14 @@ static void nta_nested_fast_path(struct kunit *test)
 
 	preempt_disable();
 	WRITE_ONCE(c->busy, 1);		/* as if inside nta_alloc()'s fast path */
-	head = c->bins.bin[units];
-	nr = c->bins.nr[units];
+	head = c->bins.slot[units].head;
+	nr = c->bins.slot[units].nr;
 	bin_units = c->bins.units;
 	irq_work_queue(&n.work);
 	while (!READ_ONCE(n.done))
 		cpu_relax();
-	KUNIT_EXPECT_PTR_EQ(test, c->bins.bin[units], head);
-	KUNIT_EXPECT_EQ(test, c->bins.nr[units], nr);
+	KUNIT_EXPECT_PTR_EQ(test, c->bins.slot[units].head, head);
+	KUNIT_EXPECT_EQ(test, c->bins.slot[units].nr, nr);
 	KUNIT_EXPECT_EQ(test, c->bins.units, bin_units);
 	WRITE_ONCE(c->busy, 0);
 	preempt_enable();

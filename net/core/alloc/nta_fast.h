@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NTA's fast paths, inline: nta.c builds nta_alloc(), nta_free() and
+ * nta_free_trusted() from them, and skbuff.c's head helpers inline them,
+ * so that an skb head taken from or parked in a bin costs no call, no
+ * frame and no saved register; the slow paths stay out of line in nta.c.
+ *
+ * An allocation takes the most recently freed object of its length from
+ * this CPU's bins (nta_bins.h) under the fast-path mark, with no interrupt
+ * disabled.  A free on the owning CPU checks the object against its
+ * block's length byte and pending bit and parks it in its bin.  Everything
+ * else (an empty or full bin, the mark held by the code this interrupted,
+ * an object of another CPU, init_on_free) goes to a slow path.
+ *
+ * Under generic KASAN the callers get the out-of-line copies in nta.o,
+ * which KASAN does not instrument, as it does not mm/slub.o: the fast
+ * paths read and write bin links inside free objects, which KASAN has
+ * poisoned.
+ */
+#ifndef _NET_CORE_ALLOC_NTA_FAST_H
+#define _NET_CORE_ALLOC_NTA_FAST_H
+
+#include <linux/nta.h>
+
+#ifdef CONFIG_NET_NTA
+
+#include <linux/string.h>
+
+#include "nta_core_inline.h"
+#include "nta_internal.h"
+
+void *nta_alloc_slow(unsigned int size, gfp_t gfp);
+void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
+		   bool mapped);
+void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
+		    unsigned long ip, bool mapped);
+void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
+		     unsigned int size, unsigned long ip, bool mapped);
+
+/* nta_alloc(), inline. */
+static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
+{
+	unsigned int units = nta_size_to_units(size);
+	struct nta_cpu *c;
+	void *obj;
+
+	if (unlikely(size - 1 >= NTA_MAX_SIZE))
+		return NULL;
+	if (unlikely(!nta_fast_enter(&c)))
+		return nta_alloc_slow(size, gfp);
+	obj = nta_bin_pop(&c->bins, units);
+	if (unlikely(!obj)) {
+		nta_fast_exit(c);
+		return nta_alloc_slow(size, gfp);
+	}
+	c->fast.allocs++;
+	nta_account(c, true, size, 1);
+	nta_fast_exit(c);
+
+	nta_hook_alloc(obj, size, gfp);
+	/* memset() returns @obj: a tail call, no registers to save. */
+	if (want_init_on_alloc(gfp))
+		return memset(obj, 0, size);
+	if (want_init_on_free())
+		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
+	return obj;
+}
+
+/*
+ * The owner's free on its fast path, under the mark: unit aligned, live
+ * with this length (which also means outside the header and not parked
+ * in a bin), no remote free in flight, room in its bin, and the bins'
+ * decay running.  Returns false, with nothing written, for the slow path.
+ * Only nta_free_wiped() passes @wipe (init_on_free): the memset() is a
+ * call, and without one a free saves no registers.
+ */
+static __always_inline bool nta_free_fast(struct nta_cpu *c,
+					  struct nta_block *blk, void *ptr,
+					  unsigned int size, bool wipe)
+{
+	unsigned long off = ptr - (void *)blk;
+	unsigned int units = nta_size_to_units(size);
+
+	if (unlikely((off & (NTA_UNIT - 1)) ||
+		     blk->meta[off >> NTA_UNIT_SHIFT].cls != units ||
+		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
+		     !nta_bin_has_room(&c->bins, units) || nta_bins_idle(c)))
+		return false;
+	if (wipe)
+		memset(ptr, 0, size);
+	nta_hook_free(ptr, size);
+	nta_bin_park(&c->bins, ptr, units);
+	c->fast.frees++;
+	nta_account(c, true, size, -1);
+	return true;
+}
+
+/*
+ * nta_free() and nta_free_trusted() once @ptr is known (@mapped), or
+ * vouched for, to be NTA's.  The fast path reads the block header's @pool;
+ * unless @mapped, the remote and slow paths look @ptr up in the block map
+ * before they read more of the header.
+ */
+static __always_inline void __nta_free(void *ptr, unsigned int size,
+				       unsigned long ip, bool mapped)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	struct nta_cpu *c;
+	bool done;
+
+	/* Switched off: nothing allocates from the bins, so do not fill them. */
+	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
+		goto slow;
+	if (unlikely(blk->pool != &c->pool)) {
+		nta_free_remote(c, blk, ptr, size, ip, mapped);
+		return;
+	}
+	if (want_init_on_free()) {
+		nta_free_wiped(c, ptr, size, ip, mapped);
+		return;
+	}
+	done = nta_free_fast(c, blk, ptr, size, false);
+	nta_fast_exit(c);
+	if (likely(done))
+		return;
+slow:
+	nta_free_slow(ptr, size, ip, mapped);
+}
+
+#if IS_ENABLED(CONFIG_KASAN_GENERIC)
+/* Out of line, in nta.o, which KASAN does not instrument. */
+static __always_inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
+{
+	return nta_alloc(size, gfp);
+}
+
+static __always_inline void nta_head_free(void *ptr, unsigned int size)
+{
+	nta_free_trusted(ptr, size);
+}
+#else
+/**
+ * nta_head_alloc - nta_alloc(), its fast path inline
+ * @size: bytes wanted, at most nta_max_size()
+ * @gfp: allocation flags, as for nta_alloc()
+ *
+ * For skbuff.c's head helpers: an allocation from a bin costs no call.
+ *
+ * Context: any context but NMI.
+ * Return: as nta_alloc().
+ */
+static __always_inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
+{
+	return __nta_alloc(size, gfp);
+}
+
+/**
+ * nta_head_free - nta_free_trusted(), its fast path inline
+ * @ptr: the object, recorded by the caller as NTA's (skb->__tsize)
+ * @size: the size passed to nta_alloc()
+ *
+ * For skbuff.c's head helpers: the owner's free into a bin costs no call.
+ *
+ * Context: any context but NMI.
+ */
+static __always_inline void nta_head_free(void *ptr, unsigned int size)
+{
+	__nta_free(ptr, size, NTA_RET_IP, false);
+}
+#endif
+
+#else /* !CONFIG_NET_NTA */
+
+static inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
+{
+	return NULL;
+}
+
+static inline void nta_head_free(void *ptr, unsigned int size)
+{
+}
+
+#endif /* CONFIG_NET_NTA */
+
+#endif /* _NET_CORE_ALLOC_NTA_FAST_H */
