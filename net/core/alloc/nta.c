@@ -74,7 +74,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
 		obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj) && has_mark && c->bins.units) {
+	if (unlikely(!obj) && has_mark && nta_bins_units(&c->bins)) {
 		/* Binned objects may merge into a big enough chunk. */
 		nta_bins_flush(&c->bins, &c->pool, &released);
 		obj = __nta_pool_alloc(&c->pool, size);

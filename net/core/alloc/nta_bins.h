@@ -84,9 +84,14 @@ struct nta_bin {
  *	2^@shift; raised by drains that found the bins full, lowered by the
  *	decay tick (see NTA_BIN_SHIFT_MAX); @limit and the slots' caps
  *	follow it (nta_bins_set_shift())
+ * @room: units the bins may still take on the fast path: @limit less the
+ *	units parked while the bins are @open, 0 while they are shut; may
+ *	fall below 0 while a lowered @limit is being enforced
  * @closed: the pool was quarantined: the bins were emptied and their caps
  *	stay 0 (nta_bins_close())
- * @units: units parked in all the bins
+ * @open: the bins may hold objects, and the CPU's decay tick runs; shut,
+ *	they are empty and a free parks nothing without a slow path, which
+ *	opens them and starts the tick (nta_bin_push())
  * @limit: the most units all the bins may hold, at @shift
  * @overflows: objects drains merged since the last tick because the bins
  *	were full: a drain that saw one raises the caps (nta_bins_raise()),
@@ -94,13 +99,23 @@ struct nta_bin {
  * @slot: per object length in units, its bin
  */
 struct nta_bins {
+	int room;
 	u8 shift;
 	bool closed;
-	unsigned int units;
+	bool open;
 	unsigned int limit;
 	unsigned int overflows;
 	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
 };
+
+/*
+ * Units parked in all the bins: the fast path keeps only @room, which one
+ * compare tests.  Read from other CPUs too (statistics, the shrinker).
+ */
+static __always_inline unsigned int nta_bins_units(const struct nta_bins *b)
+{
+	return READ_ONCE(b->open) ? READ_ONCE(b->limit) - READ_ONCE(b->room) : 0;
+}
 
 /*
  * Provided by the code that embeds the bins (nta_report.c, the harness):
@@ -161,32 +176,75 @@ static __always_inline void nta_bin_set_next(void *obj, unsigned int units,
  */
 static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 {
-	unsigned int u;
+	unsigned int u, units = nta_bins_units(b);
 
 	WRITE_ONCE(b->shift, shift);
 	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
+	if (b->open)
+		b->room = b->limit - units;
 	for (u = 1; u < NTA_NR_LISTS; u++)
 		b->slot[u].cap = b->closed ? 0 : nta_bin_base_cap[u] << shift;
 }
 
-/* Room for one more object of @units units, in its bin and in the CPU's. */
-static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
-					     unsigned int units)
+/*
+ * Open shut bins (empty): the caller has started the decay tick, which
+ * shuts them again once they are empty and idle (nta_bins_shut()).
+ */
+static inline void nta_bins_open(struct nta_bins *b)
 {
-	return b->slot[units].nr < b->slot[units].cap && b->units + units <= b->limit;
+	WRITE_ONCE(b->room, b->limit);
+	WRITE_ONCE(b->open, true);
 }
 
-/* An object goes into its bin: no longer live, but not merged yet either. */
+/* Shut empty bins: the decay tick stops, and the fast path parks nothing. */
+static inline void nta_bins_shut(struct nta_bins *b)
+{
+	WRITE_ONCE(b->open, false);
+	WRITE_ONCE(b->room, 0);
+}
+
+/*
+ * Room for one more object of @units units, in its bin and in the CPU's,
+ * open or not: for the slow paths, which open shut bins to park in them.
+ */
+static inline bool nta_bin_has_room(const struct nta_bins *b,
+				    unsigned int units)
+{
+	return b->slot[units].nr < b->slot[units].cap &&
+	       nta_bins_units(b) + units <= b->limit;
+}
+
+/* The fast path's room: in the bin, and in the CPU's bins while open. */
+static __always_inline bool nta_bin_has_fast_room(const struct nta_bins *b,
+						  unsigned int units)
+{
+	return b->slot[units].nr < b->slot[units].cap &&
+	       b->room >= (int)units;
+}
+
+/*
+ * An object goes into its bin: no longer live, but not merged yet either.
+ * @meta is its first unit's, which the caller has checked.
+ */
+static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
+					   unsigned int units,
+					   struct nta_unit_meta *meta)
+{
+	struct nta_bin *bin = &b->slot[units];
+
+	WRITE_ONCE(meta->cls, 0);
+	nta_bin_set_next(ptr, units, bin->head);
+	bin->head = ptr;
+	bin->nr++;
+	b->room -= units;
+}
+
 static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
-	nta_set_cls(blk, nta_unit_of(blk, ptr), 0);
-	nta_bin_set_next(ptr, units, b->slot[units].head);
-	b->slot[units].head = ptr;
-	b->slot[units].nr++;
-	b->units += units;
+	__nta_bin_park(b, ptr, units, &blk->meta[nta_unit_of(blk, ptr)]);
 }
 
 /*
@@ -196,7 +254,7 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
  */
 static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 {
-	b->units -= b->slot[units].nr * units;
+	b->room += b->slot[units].nr * units;
 	b->slot[units].nr = 0;
 	b->slot[units].head = NULL;
 }
@@ -223,7 +281,7 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 	}
 	b->slot[units].head = next;
 	b->slot[units].nr--;
-	b->units -= units;
+	b->room += units;
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
@@ -255,7 +313,7 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
 		b->slot[units].nr--;
-		b->units -= units;
+		b->room += units;
 	}
 }
 
@@ -268,7 +326,7 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 {
 	unsigned int u;
 
-	for (u = 1; u < NTA_NR_LISTS && b->units; u++)
+	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++)
 		if (b->slot[u].head)
 			nta_bin_trim(b, pool, u, 0, released);
 }
@@ -300,9 +358,9 @@ static inline bool nta_bins_make_room(struct nta_bins *b,
 {
 	if (b->slot[units].nr >= b->slot[units].cap)
 		nta_bin_trim(b, pool, units, b->slot[units].nr / 2, released);
-	if (b->units + units > b->limit)
+	if (nta_bins_units(b) + units > b->limit)
 		nta_bins_flush(b, pool, released);
-	return b->units + units <= b->limit;
+	return nta_bins_units(b) + units <= b->limit;
 }
 
 /*
@@ -331,7 +389,7 @@ static inline void nta_bins_decay(struct nta_bins *b, struct nta_pool *pool,
 		for (u = 1; u < NTA_NR_LISTS; u++)
 			if (b->slot[u].nr > b->slot[u].cap)
 				nta_bin_trim(b, pool, u, b->slot[u].cap, released);
-		if (b->units > b->limit)
+		if (nta_bins_units(b) > b->limit)
 			nta_bins_flush(b, pool, released);
 	}
 	b->overflows = 0;

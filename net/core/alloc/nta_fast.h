@@ -69,8 +69,8 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 /*
  * The owner's free on its fast path, under the mark: unit aligned, live
  * with this length (which also means outside the header and not parked
- * in a bin), no remote free in flight, room in its bin, and the bins'
- * decay running.  Returns false, with nothing written, for the slow path.
+ * in a bin), no remote free in flight, and room in its bin and in the
+ * open bins (shut bins have none: a slow path opens them).  Returns false, with nothing written, for the slow path.
  * Only nta_free_wiped() passes @wipe (init_on_free): the memset() is a
  * call, and without one a free saves no registers.
  */
@@ -79,17 +79,18 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  unsigned int size, bool wipe)
 {
 	unsigned long off = ptr - (void *)blk;
+	unsigned int unit = off >> NTA_UNIT_SHIFT;
 	unsigned int units = nta_size_to_units(size);
+	struct nta_unit_meta *meta = &blk->meta[unit];
 
-	if (unlikely((off & (NTA_UNIT - 1)) ||
-		     blk->meta[off >> NTA_UNIT_SHIFT].cls != units ||
-		     test_bit(off >> NTA_UNIT_SHIFT, blk->pending) ||
-		     !nta_bin_has_room(&c->bins, units) || nta_bins_idle(c)))
+	if (unlikely((off & (NTA_UNIT - 1)) || meta->cls != units ||
+		     test_bit(unit, blk->pending) ||
+		     !nta_bin_has_fast_room(&c->bins, units)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);
 	nta_hook_free(ptr, size);
-	nta_bin_park(&c->bins, ptr, units);
+	__nta_bin_park(&c->bins, ptr, units, meta);
 	c->fast.frees++;
 	nta_account(c, true, size, -1);
 	return true;

@@ -534,12 +534,6 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool has_mark,
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 }
 
-/* The bins are empty and their decay is not running (nta_decay_fn()). */
-static __always_inline bool nta_bins_idle(const struct nta_cpu *c)
-{
-	return unlikely(!c->bins.units) && !timer_pending(&c->decay);
-}
-
 /*
  * A slow path found the pool quarantined: close the bins too (the caller
  * holds the lock; only with the mark, which the bins need).
@@ -552,12 +546,19 @@ static __always_inline void nta_bins_on_broken(struct nta_cpu *c,
 		nta_bins_close(&c->bins, &c->pool, released);
 }
 
-/* nta_bin_park(), and the decay started if the bins were idle. */
+/*
+ * nta_bin_park() on a slow path, which opens shut bins and starts their
+ * decay tick: the fast path parks only in open bins, so no object sits in
+ * a bin that no tick will look at (nta_decay_fn()).
+ */
 static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 					 unsigned int units)
 {
-	if (nta_bins_idle(c))
-		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+	if (unlikely(!c->bins.open)) {
+		if (!timer_pending(&c->decay))
+			mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
+		nta_bins_open(&c->bins);
+	}
 	nta_bin_park(&c->bins, ptr, units);
 }
 

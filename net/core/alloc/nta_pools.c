@@ -384,7 +384,7 @@ static void __init nta_init_bin_caps(void)
 /* Bins to merge or extra spares to give back: the decay tick has work. */
 static bool nta_decay_wanted(const struct nta_cpu *c)
 {
-	return READ_ONCE(c->bins.units) || READ_ONCE(c->bins.shift) ||
+	return nta_bins_units(&c->bins) || READ_ONCE(c->bins.shift) ||
 	       READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS;
 }
 
@@ -449,10 +449,11 @@ static void nta_spares_reset(struct nta_cpu *c)
  * use is not held for ever (up to the bins' limit per CPU); a busy CPU's
  * bins are left alone.  The same tick halves spares raised by
  * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
- * The timer runs only while the bins hold objects or caps or spares are
- * raised: the first object parked in empty bins starts it
- * (nta_bin_push()), as does a raise, and it stops once none is
- * left, so a CPU without NTA work takes no tick for it.  A CPU that
+ * The timer runs only while the bins are open or caps or spares are
+ * raised: the first object a slow path parks in shut bins opens them and
+ * starts it (nta_bin_push()), as does a raise; a tick that finds them
+ * empty shuts them, and it stops once nothing is left, so a CPU without
+ * NTA work takes no tick for it.  A CPU that
  * sleeps keeps its bins and spares until it wakes, as the timer is
  * deferrable (the shrinker takes the spares if memory is short first).
  * After its CPU went offline the timer runs elsewhere and stops.
@@ -468,9 +469,9 @@ static void nta_decay_fn(struct timer_list *t)
 	if (c != this_cpu_ptr(&nta_cpu))
 		return;
 	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
-	idle = seen == c->decay_seen && READ_ONCE(c->bins.units);
+	idle = seen == c->decay_seen && nta_bins_units(&c->bins);
 	c->decay_seen = seen;
-	if (idle || READ_ONCE(c->bins.shift) ||
+	if (idle || !nta_bins_units(&c->bins) || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		c = nta_slow_lock(&flags, &has_mark);
 		if (has_mark && idle)
@@ -479,16 +480,19 @@ static void nta_decay_fn(struct timer_list *t)
 			nta_bins_decay(&c->bins, &c->pool, &released);
 			nta_spares_decay(c, &released);
 		}
+		/* Empty: shut, so that the next free into them starts a tick. */
+		if (has_mark && !nta_bins_units(&c->bins))
+			nta_bins_shut(&c->bins);
 		nta_slow_unlock(c, has_mark, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
 	}
 	/*
-	 * A fast-path free that saw the bins empty with this timer pending
-	 * parks its object after it ran: the mark held means this tick
-	 * interrupted one, so come back rather than leave it parked.
+	 * Open bins need the tick, even empty: the fast path parks in them
+	 * without starting it.  Only this tick shuts them, with the mark: if
+	 * it interrupted a mark holder, it comes back.
 	 */
-	if (nta_decay_wanted(c) || READ_ONCE(c->busy))
+	if (READ_ONCE(c->bins.open) || nta_decay_wanted(c))
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 }
 
@@ -567,6 +571,8 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	/* What it had collected for other owners goes to them now. */
 	nta_batch_publish_all(c, false);
 	nta_bins_flush(&c->bins, &c->pool, &released);
+	/* Its decay tick was deleted (nta_cpu_dead()). */
+	nta_bins_shut(&c->bins);
 	n = 0;
 	do {
 		n += nta_pool_drain(&c->pool, &released);
@@ -758,7 +764,7 @@ static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
 static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 {
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	unsigned int units = READ_ONCE(c->bins.units);
+	unsigned int units = nta_bins_units(&c->bins);
 
 	if (!READ_ONCE(c->bins.shift) || units <= NTA_BINS_UNITS)
 		return 0;

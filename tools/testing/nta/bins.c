@@ -63,6 +63,8 @@ void bins_init(struct bins *b)
 /* nta_bin_push() (nta_internal.h), without the decay timer. */
 static void bin_push(struct bins *b, void *obj, unsigned int units)
 {
+	if (!b->bins.open)
+		nta_bins_open(&b->bins);
 	nta_bin_park(&b->bins, obj, units);
 	b->pushes++;
 }
@@ -102,7 +104,7 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 		return obj;
 	}
 	obj = nta_pool_alloc(&c->pool, size);
-	if (!obj && b->bins.units) {
+	if (!obj && nta_bins_units(&b->bins)) {
 		/* Binned objects may merge into a big enough chunk. */
 		bins_flush(c, b);
 		obj = nta_pool_alloc(&c->pool, size);
@@ -110,7 +112,10 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 	return obj ?: h_alloc(c, size);
 }
 
-/* nta_free_slow()'s check on the owner, then nta_free_to_bin(). */
+/*
+ * The checks of nta_free_fast() and nta_free_slow() on the owner, then the
+ * fast path's park into open bins with room, or nta_free_to_bin().
+ */
 enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 			    unsigned int size)
 {
@@ -121,6 +126,11 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	why = nta_check_object(blk, obj, size);
 	if (why)
 		return why;
+	if (nta_bin_has_fast_room(&b->bins, units)) {
+		nta_bin_park(&b->bins, obj, units);
+		b->pushes++;
+		return NTA_FREE_OK;
+	}
 	if (nta_bins_make_room(&b->bins, &c->pool, units, &b->released))
 		bin_push(b, obj, units);
 	else	/* longer than the CPU's cap: not with 4 KiB pages */
@@ -174,6 +184,8 @@ bool bins_decay(struct hcpu *c, struct bins *b)
 	unsigned int shift = b->bins.shift;
 
 	nta_bins_decay(&b->bins, &c->pool, &b->released);
+	if (!nta_bins_units(&b->bins))
+		nta_bins_shut(&b->bins);
 	h_release(c, &b->released);
 	b->ticks++;
 	b->lowerings += b->bins.shift != shift;
@@ -291,10 +303,12 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 		units += (unsigned long)nb->slot[u].nr * u;
 	}
 	free(blocks);
-	if (!errors && (units != nb->units || nb->units > nb->limit)) {
+	if (!errors && (units != nta_bins_units(nb) || units > nb->limit ||
+			(!nb->open && (units || nb->room)))) {
 		t_fail(__FILE__, __LINE__,
-		       "bins hold %lu units, count %u, limit %u", units,
-		       nb->units, nb->limit);
+		       "bins hold %lu units, count %u, limit %u, room %d, %s", units,
+		       nta_bins_units(nb), nb->limit, nb->room,
+		       nb->open ? "open" : "shut");
 		errors++;
 	}
 	return errors;

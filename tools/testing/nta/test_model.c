@@ -244,12 +244,12 @@ static void model_bins_counts(struct model *m, unsigned int units)
 {
 	const struct bins *b = m->b;
 
-	if (b->bins.units == m->binned_units && b->bins.units <= b->bins.limit &&
+	if (nta_bins_units(&b->bins) == m->binned_units && nta_bins_units(&b->bins) <= b->bins.limit &&
 	    b->bins.slot[units].nr <= b->bins.slot[units].cap)
 		return;
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins hold %u units (shadow %lu, limit %u), bin %u %u objects (cap %u)",
-	       m->op, b->bins.units, m->binned_units, b->bins.limit,
+	       m->op, nta_bins_units(&b->bins), m->binned_units, b->bins.limit,
 	       units, b->bins.slot[units].nr, b->bins.slot[units].cap);
 	m->errors++;
 }
@@ -365,7 +365,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	/* What the bins may hold now, worked out apart from nta_bins.h. */
 	unsigned int cap = nta_bin_base_cap_of(units) << b->bins.shift;
 	unsigned int nr0 = b->bins.slot[units].nr;
-	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = b->bins.units;
+	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = nta_bins_units(&b->bins);
 	unsigned int want_nr, want_units;
 	void *top0 = b->bins.slot[units].head;
 	bool parked, want_parked = true;
@@ -416,11 +416,11 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		}
 	}
 	if (parked != want_parked || b->bins.slot[units].nr != want_nr ||
-	    b->bins.units != want_units) {
+	    nta_bins_units(&b->bins) != want_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u), bins %u -> %u units (want %u, limit %u), %s",
 		       m->op, drained ? "drained" : "owner's", units, b->bins.shift,
-		       nr0, b->bins.slot[units].nr, want_nr, cap, units0, b->bins.units,
+		       nr0, b->bins.slot[units].nr, want_nr, cap, units0, nta_bins_units(&b->bins),
 		       want_units, limit, parked ? "parked" : "merged");
 		m->errors++;
 	}
@@ -534,11 +534,11 @@ static void model_decay(struct model *m)
 	m->tick_overflows = 0;
 	if (lowered != (want != shift) || b->bins.shift != want || b->bins.overflows ||
 	    b->bins.limit != (unsigned int)NTA_BINS_UNITS << want ||
-	    b->bins.units > b->bins.limit) {
+	    nta_bins_units(&b->bins) > b->bins.limit) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: decay from shift %u: shift %u (want %u), lowered %d, overflows %u, %u units, limit %u",
 		       m->op, shift, b->bins.shift, want, lowered, b->bins.overflows,
-		       b->bins.units, b->bins.limit);
+		       nta_bins_units(&b->bins), b->bins.limit);
 		m->errors++;
 		return;
 	}
@@ -575,7 +575,7 @@ static void model_bins_caps(struct model *m)
 
 	if (b->bins.shift <= NTA_BIN_SHIFT_MAX &&
 	    b->bins.limit == (unsigned int)NTA_BINS_UNITS << b->bins.shift &&
-	    b->bins.units <= b->bins.limit && b->bins.units == m->binned_units) {
+	    nta_bins_units(&b->bins) <= b->bins.limit && nta_bins_units(&b->bins) == m->binned_units) {
 		for (u = 1; u < NTA_NR_LISTS; u++)
 			if (b->bins.slot[u].nr > nta_bin_base_cap_of(u) << b->bins.shift)
 				break;
@@ -588,7 +588,7 @@ static void model_bins_caps(struct model *m)
 	}
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
-	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.units,
+	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, nta_bins_units(&b->bins),
 	       m->binned_units, u, u ? b->bins.slot[u].nr : 0,
 	       u ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
 	m->errors++;
@@ -621,10 +621,10 @@ static void model_flush(struct model *m, bool full, bool reset)
 	}
 	for (u = 1; u < NTA_NR_LISTS && !m->b->bins.slot[u].nr; u++)
 		;
-	if (u < NTA_NR_LISTS || m->b->bins.units || m->binned || m->binned_units) {
+	if (u < NTA_NR_LISTS || nta_bins_units(&m->b->bins) || m->binned || m->binned_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: after a flush bin %u holds %u, bins %u units, shadow %lu objects of %lu units",
-		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.slot[u].nr : 0, m->b->bins.units,
+		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.slot[u].nr : 0, nta_bins_units(&m->b->bins),
 		       m->binned, m->binned_units);
 		m->errors++;
 	}
