@@ -70,9 +70,10 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * The owner's free on its fast path, under the mark: unit aligned, live
  * with this length (which also means outside the header and not parked
  * in a bin), no remote free in flight, and room in its bin and in the
- * open bins (shut bins have none: a slow path opens them).  Returns false, with nothing written, for the slow path.
- * Only nta_free_wiped() passes @wipe (init_on_free): the memset() is a
- * call, and without one a free saves no registers.
+ * open bins (shut bins have none: a slow path opens them).  Returns
+ * false, with nothing written, for the slow path.  Only nta_free_wiped()
+ * passes @wipe (init_on_free): the memset() is a call, and without one a
+ * free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  struct nta_block *blk, void *ptr,
