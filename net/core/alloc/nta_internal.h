@@ -170,7 +170,8 @@ struct nta_fast_stats {
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
  *	unsigned int for xchg()
  * @decay: idle-bin decay: every NTA_BIN_DECAY, bins that saw no fast-path
- *	allocation or free since the last tick are merged into the pool
+ *	allocation or free since the last tick are merged into the pool, and
+ *	empty bins are shut (nta_bins_shut())
  * @decay_seen: the fast-path counters at the last tick
  * @queued_seen: @fast.allocs when another CPU last queued frees for this
  *	one: a stranded-free timer kicks it only if it allocated since
