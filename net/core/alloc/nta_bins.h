@@ -68,8 +68,9 @@
  *	yet, kept by whoever owns the bins (nta_account()); not the bins'
  *	own, but the fast path updates it with them
  *
- * Sixteen bytes, four to a cache line: an allocation or a free of one
- * length reads and writes one slot, not one line in each of four arrays.
+ * Sixteen bytes on 64-bit, four to a cache line: an allocation or a free
+ * of one length reads and writes one slot, not one line in each of four
+ * arrays.
  */
 struct nta_bin {
 	void *head;
@@ -109,12 +110,27 @@ struct nta_bins {
 };
 
 /*
- * Units parked in all the bins: the fast path keeps only @room, which one
- * compare tests.  Read from other CPUs too (statistics, the shrinker).
+ * Units parked in all the bins, for their owner: the fast path keeps only
+ * @room, which one compare tests.
  */
 static __always_inline unsigned int nta_bins_units(const struct nta_bins *b)
 {
-	return READ_ONCE(b->open) ? READ_ONCE(b->limit) - READ_ONCE(b->room) : 0;
+	return b->open ? b->limit - b->room : 0;
+}
+
+/*
+ * The same, for readers on other CPUs (statistics, the shrinker), counted
+ * from the bins' object counts: @open, @limit and @room change apart, and
+ * a reader that saw some of them old and some new would be far off.
+ */
+static inline unsigned long nta_bins_units_seen(const struct nta_bins *b)
+{
+	unsigned long units = 0;
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		units += (unsigned long)READ_ONCE(b->slot[u].nr) * u;
+	return units;
 }
 
 /*

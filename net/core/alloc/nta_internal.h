@@ -33,11 +33,13 @@
 /*
  * struct nta_stats from @allocs to @kmalloc_bytes: what each CPU counts
  * itself; the fields after them are read from the pools.  struct nta_cpu
- * has two sets of these counters (only they are used there): @fast,
- * written with plain stores only by whoever holds the CPU's @busy mark, and
- * @stats, written only with this_cpu_*() operations, which no interrupt can
- * tear; readers add them up.  Remote frees are counted on the freeing CPU,
- * so per-CPU gauges may go negative, their sum may not.
+ * keeps them in @stats, written only with this_cpu_*() operations, which
+ * no interrupt can tear, but for what the holder of the CPU's @busy mark
+ * counts with plain stores: the fast paths' allocations and frees and the
+ * requested bytes in @fast (struct nta_fast_stats), the live objects per
+ * length in the bins' slots.  Readers add them up.  Remote frees are
+ * counted on the freeing CPU, so per-CPU gauges may go negative, their sum
+ * may not.
  */
 #define NTA_NR_COUNTERS	(offsetof(struct nta_stats, blocks) / sizeof(u64))
 static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
@@ -429,8 +431,9 @@ s64 nta_kmalloc_of_units(unsigned int units);
 
 /*
  * Live-object gauges.  The holder of @busy counts objects per length in
- * @live and the requested bytes; readers derive the rest from @live.
- * Everyone else keeps all four gauges in @stats.
+ * the bins' slots (struct nta_bin, @live) and the requested bytes in
+ * @fast; readers derive the rest from the slots.  Everyone else keeps all
+ * four gauges in @stats.
  */
 static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
 					unsigned int size, int sign)

@@ -764,7 +764,7 @@ static unsigned int nta_cpu_spare_blocks(unsigned int cpu)
 static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 {
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	unsigned int units = nta_bins_units(&c->bins);
+	unsigned long units = nta_bins_units_seen(&c->bins);
 
 	if (!READ_ONCE(c->bins.shift) || units <= NTA_BINS_UNITS)
 		return 0;

@@ -117,7 +117,7 @@ static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 {
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
-	unsigned long largest, bin_units = nta_bins_units(&c->bins);
+	unsigned long largest, bin_units = nta_bins_units_seen(&c->bins);
 
 	nta_add_counters(st, c);
 	/* Plain increments by the owner: a reader may see one late. */
