@@ -129,30 +129,22 @@ slow:
 	nta_free_slow(ptr, size, ip, mapped);
 }
 
-#if IS_ENABLED(CONFIG_KASAN_GENERIC)
-/* Out of line, in nta.o, which KASAN does not instrument. */
-static __always_inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
-{
-	return nta_alloc(size, gfp);
-}
-
-static __always_inline void nta_head_free(void *ptr, unsigned int size)
-{
-	nta_free_trusted(ptr, size);
-}
-#else
 /**
  * nta_head_alloc - nta_alloc(), its fast path inline
  * @size: bytes wanted, at most nta_max_size()
  * @gfp: allocation flags, as for nta_alloc()
  *
  * For skbuff.c's head helpers: an allocation from a bin costs no call.
+ * Under generic KASAN, nta_alloc() itself, in nta.o, which KASAN does not
+ * instrument.
  *
  * Context: any context but NMI.
  * Return: as nta_alloc().
  */
 static __always_inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
 {
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		return nta_alloc(size, gfp);
 	return __nta_alloc(size, gfp);
 }
 
@@ -162,14 +154,17 @@ static __always_inline void *nta_head_alloc(unsigned int size, gfp_t gfp)
  * @size: the size passed to nta_alloc()
  *
  * For skbuff.c's head helpers: the owner's free into a bin costs no call.
+ * Under generic KASAN, nta_free_trusted() itself, as nta_head_alloc().
  *
  * Context: any context but NMI.
  */
 static __always_inline void nta_head_free(void *ptr, unsigned int size)
 {
-	__nta_free(ptr, size, NTA_RET_IP, false);
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		nta_free_trusted(ptr, size);
+	else
+		__nta_free(ptr, size, 0, false);
 }
-#endif
 
 #else /* !CONFIG_NET_NTA */
 

@@ -463,15 +463,16 @@ static void nta_decay_fn(struct timer_list *t)
 	struct nta_cpu *c = from_timer(c, t, decay);
 	LIST_HEAD(released);
 	unsigned long flags;
-	bool has_mark, idle;
+	bool has_mark, idle, empty;
 	u64 seen;
 
 	if (c != this_cpu_ptr(&nta_cpu))
 		return;
 	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
-	idle = seen == c->decay_seen && nta_bins_units(&c->bins);
+	empty = !nta_bins_units(&c->bins);
+	idle = seen == c->decay_seen && !empty;
 	c->decay_seen = seen;
-	if (idle || !nta_bins_units(&c->bins) || READ_ONCE(c->bins.shift) ||
+	if (empty || idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		c = nta_slow_lock(&flags, &has_mark);
 		if (has_mark && idle)

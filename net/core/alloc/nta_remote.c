@@ -160,12 +160,13 @@ static void nta_batch_publish(struct nta_cpu *c, bool has_mark,
 {
 	struct nta_batch *b = c->batch_open[slot];
 	unsigned int owner = b->owner;
+	struct nta_cpu *o = per_cpu_ptr(&nta_cpu, owner);
 	unsigned long when;
 
 	c->batch_open[slot] = NULL;
 	nta_count(NTA_CTR(remote_atomics), 1);
-	nta_note_queued(per_cpu_ptr(&nta_cpu, owner));
-	if (!llist_add(&b->node, &per_cpu(nta_cpu, owner).batch_inbox))
+	nta_note_queued(o);
+	if (!llist_add(&b->node, &o->batch_inbox))
 		return;
 	if (!has_mark) {
 		if (nta_kick_cpu(owner))

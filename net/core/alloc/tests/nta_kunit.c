@@ -2520,16 +2520,11 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->bins.slot[units].nr, 0);
 	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
 	nta_free(p, size);
-	/* Put the two back as they were, under the mark, to be merged. */
-	preempt_disable();
-	__this_cpu_write(nta_cpu.busy, 1);
-	*at = nta_bin_link(at, a);
-	nta_bin_set_next(a, units, c->bins.slot[units].head);
-	c->bins.slot[units].head = b;
-	c->bins.slot[units].nr += 2;
-	c->bins.room -= 2 * units;
-	__this_cpu_write(nta_cpu.busy, 0);
-	preempt_enable();
+	/* Park the two again, under the mark, to be merged. */
+	KUNIT_ASSERT_TRUE(test, nta_fast_enter(&c));
+	nta_bin_push(c, a, units);
+	nta_bin_push(c, b, units);
+	nta_fast_exit(c);
 	nta_drain_all();
 }
 
@@ -2893,14 +2888,12 @@ static void nta_local_init_on_free(struct kunit *test)
 	 * found them empty leaves them: the first free goes slow.
 	 */
 	timer_delete_sync(&c->decay);
-	preempt_disable();
-	__this_cpu_write(nta_cpu.busy, 1);
+	KUNIT_ASSERT_TRUE(test, nta_fast_enter(&c));
 	/* Under the mark: a softirq may have parked a head meanwhile. */
 	empty = !nta_bins_units(&c->bins);
 	if (empty)
 		nta_bins_shut(&c->bins);
-	__this_cpu_write(nta_cpu.busy, 0);
-	preempt_enable();
+	nta_fast_exit(c);
 	if (!empty) {
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 		kunit_skip(test, "other traffic parked heads on this CPU meanwhile");
