@@ -184,9 +184,9 @@ selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
-boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online kunit.filter_glob=nta.nta_init_unwind"
+boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online nta_reserve=64K kunit.filter_glob=nta.nta_init_unwind"
 boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
-boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0" -M
+boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0 nta_reserve=256K" -M
 # KFENCE is in the rt flavour's config only (make check-extra EXTRA=rt).
 if grep -q '^CONFIG_KFENCE=y' "$B/.config"; then
 	boot_plan "kfence-$FLAVOUR" nta_kfence.sh "kunit.enable=0 kfence.sample_interval=1"

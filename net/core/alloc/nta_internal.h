@@ -46,11 +46,11 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 	      offsetof(struct nta_stats, blocks));
 
 /*
- * Wholly free blocks a pool keeps above its reserve (128 KiB per CPU with
- * 16 KiB blocks): enough to ride out a socket queue of jumbo heads filling
- * and draining without a page allocation and a free for every few heads.
+ * Wholly free blocks a pool keeps above its reserve at rest (32 KiB per CPU
+ * with 16 KiB blocks).  Few, because they are footprint no head uses; a
+ * load that swings by more raises them (below) within one swing.
  */
-#define NTA_SPARE_BLOCKS	8
+#define NTA_SPARE_BLOCKS	2
 /*
  * A pool that grows after it gave a block back since its last growth
  * swings by more than its spares: they grow by as many blocks as it gave

@@ -59,7 +59,12 @@
 #include "nta_core_inline.h"
 #include "nta_internal.h"
 
-#define NTA_DEFAULT_RESERVE	(256 * 1024)
+/*
+ * No reserve by default: a pool holds what networking on its CPU uses, as
+ * slab does, and a CPU that sends nothing holds nothing.  nta_reserve= sets
+ * blocks aside for a system that wants heads kept apart from the rest.
+ */
+#define NTA_DEFAULT_RESERVE	0
 #define NTA_DEFAULT_MAX		(64 * 1024 * 1024)
 /* The reserves of a node's CPUs together take at most 1/64 of its memory. */
 #define NTA_RESERVE_SHARE	64

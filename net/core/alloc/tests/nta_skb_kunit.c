@@ -72,13 +72,12 @@ static unsigned int nta_tshinfo(void)
 }
 
 /*
- * What NTA must have given a head of @size bytes, 0 when it cannot: small
- * heads take the size of skb_small_head_cache objects, as without NTA.
+ * What NTA must have given a head of @size bytes, 0 when it cannot: whole
+ * units, small heads included (skb_small_head_cache's size is no floor).
  */
 static unsigned int nta_thead(unsigned int size)
 {
-	return nta_alloc_size(max_t(unsigned int, SKB_HEAD_ALIGN(size),
-				    nta_tsmall()));
+	return nta_alloc_size(SKB_HEAD_ALIGN(size));
 }
 
 static void nta_texpect_head(struct kunit *test, const struct sk_buff *skb,
@@ -169,6 +168,10 @@ static void nta_skb_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&st, &mid, fallbacks), tsize ? 0 : 1);
 	KUNIT_EXPECT_EQ(test, NTA_D(&st, &mid, inuse_objects), tsize ? 1 : 0);
 	KUNIT_EXPECT_EQ(test, NTA_D(&st, &mid, reserved_bytes), tsize);
+	/* A small head is charged less than skb_small_head_cache's object. */
+	if (tsize && SKB_HEAD_ALIGN(t->size) < nta_tsmall())
+		KUNIT_EXPECT_LT(test, skb->truesize,
+				SKB_TRUESIZE(SKB_WITH_OVERHEAD(nta_tsmall())));
 	nta_tfill_skb(skb, t->size, 3);
 	consume_skb(skb);
 	nta_tskb_end(test, &st, tsize ? 1 : 0);
@@ -247,6 +250,65 @@ static void nta_skb_unclone_keeptruesize(struct kunit *test)
 	consume_skb(skb);
 	nta_tskb_end(test, &st, 2);
 }
+
+/*
+ * __skb_unclone_keeptruesize() between the allocators: a small NTA head
+ * ends before SKB_SMALL_HEAD_HEADROOM, its replacement from
+ * skb_small_head_cache (NTA switched off) ends at it, and skb->end must
+ * still move back with skb_shinfo(); the other way round the ends agree.
+ */
+static void nta_skb_unclone_small_switch(struct kunit *test)
+{
+	bool nta_first = *(const bool *)test->param_value;
+	unsigned int truesize, end;
+	struct sk_buff *skb, *clone;
+	struct nta_stats st;
+	void *old;
+
+	nta_tskb_begin(test, &st);
+	if (!nta_first)
+		static_branch_disable(&nta_enabled_key);
+	skb = alloc_skb(100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nta_texpect_head(test, skb, nta_first ? nta_thead(100) : 0);
+	nta_tfill_skb(skb, 90, 9);
+	skb_shinfo(skb)->gso_size = 1234;
+	clone = skb_clone(skb, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, clone);
+	old = skb->head;
+	truesize = skb->truesize;
+	end = skb_end_offset(skb);
+	if (nta_first) {
+		KUNIT_ASSERT_LT(test, end, SKB_WITH_OVERHEAD(nta_tsmall()));
+		static_branch_disable(&nta_enabled_key);
+	} else {
+		static_branch_enable(&nta_enabled_key);
+	}
+
+	KUNIT_EXPECT_EQ(test, skb_unclone_keeptruesize(skb, GFP_KERNEL), 0);
+	KUNIT_EXPECT_PTR_NE(test, skb->head, old);
+	nta_texpect_head(test, skb, nta_first ? 0 : nta_thead(end));
+	KUNIT_EXPECT_FALSE(test, skb_cloned(skb));
+	KUNIT_EXPECT_EQ(test, skb_end_offset(skb), end);
+	KUNIT_EXPECT_EQ(test, skb->truesize, truesize);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_size, 1234);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 0);
+	nta_texpect_data(test, skb, 0, 90, 9, 0);
+	nta_texpect_data(test, clone, 0, 90, 9, 0);
+	consume_skb(clone);
+	consume_skb(skb);
+	nta_tskb_end(test, &st, 1);
+}
+
+static const bool nta_tunclone_nta_first[] = { true, false };
+
+static void nta_tunclone_desc(const bool *nta_first, char *desc)
+{
+	strscpy(desc, *nta_first ? "nta_to_kmalloc" : "kmalloc_to_nta",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(nta_tunclone, nta_tunclone_nta_first, nta_tunclone_desc);
 
 struct nta_texpand {
 	const char *name;
@@ -518,6 +580,7 @@ static struct kunit_case nta_skb_cases[] = {
 	KUNIT_CASE_PARAM(nta_skb_alloc, nta_tskb_size_gen_params),
 	KUNIT_CASE(nta_skb_clone),
 	KUNIT_CASE(nta_skb_unclone_keeptruesize),
+	KUNIT_CASE_PARAM(nta_skb_unclone_small_switch, nta_tunclone_gen_params),
 	KUNIT_CASE_PARAM(nta_skb_expand_head, nta_texpand_gen_params),
 	KUNIT_CASE(nta_skb_carve),
 	KUNIT_CASE(nta_skb_copy),

@@ -3,10 +3,10 @@
 #
 # nta_memoryless.sh - a CPU on a memoryless node leaves every reserve alone
 #
-# Booted with two nodes, the second with a CPU and no memory (make check's
-# "memless" boot): the per-CPU reserve is sized from the memory of the
-# nodes that have some, so it is not zero (the default, 256 KiB per CPU,
-# fits easily), and every online CPU's pool holds its reserve, the
+# Booted with two nodes, the second with a CPU and no memory, and a
+# reserve (make check's "memless" boot, nta_reserve=256K): the per-CPU
+# reserve is sized from the memory of the nodes that have some, so it is
+# not zero, and every online CPU's pool holds its reserve, the
 # memoryless node's CPU included (its blocks come from the nearest node).
 # SKIP without a memoryless node that has a CPU.
 
