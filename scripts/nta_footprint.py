@@ -79,7 +79,7 @@ def lines(rows, row):
            'from the page allocator for skb heads (NTA: all of its blocks, reserve and spares included,',
            'plus slab pages of heads it did not serve; mainline and slab classes: pages of the slab caches',
            'holding heads and kmalloc_large() heads, above the idle state after a shrink at the start of',
-           'each round) over the bytes the skb layer asked for (small heads count 704 B), sampled every',
+           'each round) over the bytes the skb layer asked for (SKB_HEAD_ALIGN() of each head), sampled every',
            '0.5 s; sums over all samples of the clean rounds, [min-max] of the rounds; slab classes:',
            'bench-only kmem_caches, 4 per power of two from 768 B to 16 KiB (bench/nta_bench_heads.c)',
            row('workload', ('avg live', 'NTA', 'mainline', 'slab classes', 'NTA/main', 'NTA/slab'), w)]

@@ -10,7 +10,10 @@
  *
  * debugfs nta/summary has one "name value" line per counter, summed over
  * CPUs; nta/percpu has the same as a table with a row per CPU; writing
- * anything to nta/drain makes every CPU free what others queued for it;
+ * anything to nta/drain makes every CPU free what others queued for it
+ * and give back its free blocks, and waits until they are back with the
+ * page allocator (after a grace period), so nta/summary read after it
+ * shows what NTA still holds;
  * nta/nodes says where each CPU's blocks live.  The kmalloc_bytes gauge
  * models what the mainline path would hold for the same live objects
  * (nta_stats.c).  CONFIG_NTA_DEBUG's files are nta_debug.c's.
@@ -24,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/nta.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/skbuff.h>
@@ -222,6 +226,7 @@ static ssize_t nta_drain_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
 	nta_drain_all();
+	rcu_barrier();
 	return count;
 }
 

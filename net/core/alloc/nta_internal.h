@@ -596,7 +596,7 @@ static __always_inline void nta_flush_reports(void)
 struct nta_block *nta_new_block(int node, gfp_t gfp);
 struct nta_block *nta_grow_block(int node, gfp_t gfp);
 void nta_free_block(struct nta_block *blk);
-void nta_release_blocks(struct list_head *released);
+unsigned int nta_release_blocks(struct list_head *released);
 void nta_spares_on_grow(struct nta_cpu *c);
 /* Drains offline CPUs' pools; nta_kick_cpu() queues it. */
 extern struct work_struct nta_offline_work;

@@ -359,7 +359,8 @@ static void nta_release_block(struct nta_block *blk)
 	call_rcu(&blk->rcu, nta_free_block_rcu);
 }
 
-void nta_release_blocks(struct list_head *released)
+/* Give back the blocks on @released; returns how many there were. */
+unsigned int nta_release_blocks(struct list_head *released)
 {
 	struct nta_block *blk, *tmp;
 	unsigned int n = 0;
@@ -370,6 +371,7 @@ void nta_release_blocks(struct list_head *released)
 	}
 	if (n)
 		this_cpu_add(nta_cpu.stats.returns, n);
+	return n;
 }
 
 /* Objects a bin holds at most at the base caps, by length in units. */
@@ -554,12 +556,21 @@ static void nta_kick_fn(struct irq_work *work)
  */
 static long nta_trim_this_cpu(void *unused)
 {
+	struct nta_cpu *c = raw_cpu_ptr(&nta_cpu);
+	/*
+	 * A bounded drain takes up to NTA_DRAIN_BLOCKS blocks of the queue:
+	 * enough of them for every block of the pool, so that what was
+	 * queued is freed, and a bound, so that a CPU others keep freeing
+	 * to does not keep its work item running.
+	 */
 	unsigned int batches = 0;
+	unsigned int max = NTA_TRIM_BATCHES + READ_ONCE(c->pool.nr_blocks);
 
-	while (nta_has_queued(raw_cpu_ptr(&nta_cpu)) &&
-	       batches++ < NTA_TRIM_BATCHES)
+	while (nta_has_queued(c) && batches++ < max) {
 		if (!nta_drain_this_cpu(false))
 			return -EBUSY;
+		cond_resched();
+	}
 	return nta_drain_this_cpu(true) ? 0 : -EBUSY;
 }
 
@@ -777,14 +788,25 @@ static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 	return ((units - NTA_BINS_UNITS) * NTA_UNIT) >> PAGE_SHIFT;
 }
 
+/*
+ * A block's pages for a CPU with frees of its objects queued, read from
+ * anywhere: how many blocks they would make whole is not known until they
+ * are freed, and an idle owner is not kicked for them (nta_kick_wanted()),
+ * so the shrinker counts one block, that its scan has the owner drain them.
+ */
+static unsigned int nta_cpu_queued_pages(unsigned int cpu)
+{
+	return nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) ? NTA_BLOCK_PAGES : 0;
+}
+
 /**
  * nta_shrink_count - pages NTA could give back under memory pressure
  * @shrink: the shrinker
  * @sc: the request
  *
  * Return: pages in wholly free blocks above the reserves, in every wholly
- * free block of an offline CPU and in bins above their base caps, or
- * SHRINK_EMPTY.
+ * free block of an offline CPU and in bins above their base caps, a block
+ * for each CPU with frees queued, or SHRINK_EMPTY.
  */
 VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
 						struct shrink_control *sc)
@@ -794,7 +816,7 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_count(struct shrinker *shrink,
 
 	for_each_possible_cpu(cpu)
 		n += nta_cpu_spare_blocks(cpu) * NTA_BLOCK_PAGES +
-		     nta_cpu_raised_bin_pages(cpu);
+		     nta_cpu_raised_bin_pages(cpu) + nta_cpu_queued_pages(cpu);
 	return n ?: SHRINK_EMPTY;
 }
 
@@ -804,7 +826,6 @@ static unsigned int nta_trim_local(unsigned int max)
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
-	unsigned int n;
 	bool has_mark;
 
 	c = nta_slow_lock(&flags, &has_mark);
@@ -813,11 +834,14 @@ static unsigned int nta_trim_local(unsigned int max)
 		nta_bins_flush(&c->bins, &c->pool, &released);
 		nta_spares_reset(c);
 	}
-	n = nta_pool_trim(&c->pool, &released, max);
+	nta_pool_trim(&c->pool, &released, max);
 	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
-	nta_release_blocks(&released);
-	return n;
+	/*
+	 * Count what the drain and the flush gave back too: objects they merge
+	 * may make blocks above the spares whole, which go back at once.
+	 */
+	return nta_release_blocks(&released);
 }
 
 /* Give back up to @max wholly free blocks of offline CPUs' pools. */
@@ -853,9 +877,9 @@ static unsigned int nta_trim_offline(unsigned int max)
  *
  * Only a pool's owner may touch it, so this frees synchronously what the
  * calling CPU's pool and the offline CPUs' pools can give, and asks the
- * other CPUs that hold spares or raised bins, once each until they have
- * trimmed, to give them back on their own (an irq_work): no IPI to every
- * CPU per scan.
+ * other CPUs that hold spares or raised bins or have frees queued, once
+ * each until they have trimmed, to drain and give back on their own (an
+ * irq_work, idle CPUs included): no IPI to every CPU per scan.
  *
  * Return: the pages freed, or SHRINK_STOP when there were none.
  */
@@ -874,7 +898,7 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		if (cpu != me && (nta_cpu_spare_blocks(cpu) ||
-				  READ_ONCE(c->bins.shift)) &&
+				  READ_ONCE(c->bins.shift) || nta_has_queued(c)) &&
 		    !xchg(&c->trim, true))
 			nta_kick_cpu(cpu);
 	}
