@@ -4,6 +4,7 @@
 # config, series + bench/: make kernel FLAVOUR=bench), one boot running the
 # guest steps demo_* of scripts/nta-init, the report of nta-bench-report.py
 # into out/<mode>/, and the cover letter of out/series/ refreshed with it.
+# NTA_DEMO_APPEND: more kernel parameters for the boot (e.g. nta_reserve=256K).
 . "$(dirname "$0")/nta-lib.sh"
 
 mode=${1:-demo}
@@ -39,7 +40,7 @@ banner "$mode: one boot, $rounds rounds per setting of ${secs}s per workload (st
 # Without KUnit at boot: its deliberate double frees count objects out
 # twice, which would leave the live-head gauges the memory rows read off.
 FLAVOUR=bench "$NTA_ROOT/scripts/nta-boot.sh" -n "$mode" -d "$D" -t "$boot_tmo" -p "$plan" \
-	-a "ntademo=$rounds,$secs ntabench=$micro${rows:+ ntabenchtests=$rows} ntatimeout=$step_tmo kunit.enable=0"
+	-a "ntademo=$rounds,$secs ntabench=$micro${rows:+ ntabenchtests=$rows} ntatimeout=$step_tmo kunit.enable=0${NTA_DEMO_APPEND:+ $NTA_DEMO_APPEND}"
 
 banner "$mode: results (console: ${D#$NTA_ROOT/}/$mode.log)"
 grep -a '^NTA-METRIC' "$D/$mode.log" >"$D/metrics.txt"

@@ -1392,10 +1392,12 @@ static unsigned int nta_tpin_one_drain(struct kunit *test, int *other)
 }
 
 /*
- * More queued for an owner than NTA_TRIM_BATCHES bounded drains take, the
- * owner idle (not kicked): nta_drain_all() frees all of it.  Then a
- * shorter queue: the shrinker counts a block for it, and its scan, on the
- * other CPU, has the owner drain it.
+ * Frees queued for an owner on twice as many blocks as NTA_TRIM_BATCHES
+ * bounded drains take (whole-block objects: past the freer's batches, each
+ * a block on the owner's remote list), the owner idle and not kicked:
+ * nta_drain_all() frees all of them.  Then a short queue: the shrinker
+ * counts a block for it, and its scan, on the other CPU, has the owner
+ * drain it.
  */
 static void nta_tshrink_on(void *arg)
 {
@@ -1404,10 +1406,14 @@ static void nta_tshrink_on(void *arg)
 	nta_shrink_scan(NULL, &sc);
 }
 
+static bool nta_tqueued(unsigned int owner)
+{
+	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
+}
+
 static void nta_drain_long_queue(struct kunit *test)
 {
-	const unsigned int n = (NTA_TRIM_BATCHES + 8) * NTA_DRAIN_BLOCKS *
-			       NTA_BATCH_MAX;
+	const unsigned int n = 2 * NTA_TRIM_BATCHES * NTA_DRAIN_BLOCKS;
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
 	unsigned int owner, ms;
 	struct nta_stats s0, s1;
@@ -1419,28 +1425,28 @@ static void nta_drain_long_queue(struct kunit *test)
 	owner = nta_tpin_one_drain(test, &other);
 	free0 = nta_tfree_units(owner);
 	nta_tstats(&s0);
-	o = nta_talloc_objs(test, n, NTA_UNIT);
+	o = nta_talloc_objs(test, n, NTA_MAX_SIZE);
 	nta_tfree_on(test, other, o, 0, n, false);
-	KUNIT_ASSERT_FALSE(test, nta_tinbox_empty(owner));
+	KUNIT_ASSERT_GE(test, nta_tremote_blocks(owner),
+			(NTA_TRIM_BATCHES + 2) * NTA_DRAIN_BLOCKS);
 	KUNIT_EXPECT_GE(test, nta_shrink_count(NULL, &sc),
-			(unsigned long)NTA_BLOCK_PAGES);
+			1UL << NTA_BLOCK_ORDER);
 	nta_drain_all();
 	nta_tstats(&s1);
-	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
-	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
+	KUNIT_EXPECT_FALSE(test, nta_tqueued(owner));
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), n);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	KUNIT_EXPECT_EQ(test, nta_tfree_units(owner), free0);
 
 	o = nta_talloc_objs(test, 2 * NTA_BATCH_MAX, NTA_UNIT);
 	nta_tfree_on(test, other, o, 0, 2 * NTA_BATCH_MAX, false);
-	KUNIT_ASSERT_FALSE(test, nta_tinbox_empty(owner));
+	KUNIT_ASSERT_TRUE(test, nta_tqueued(owner));
 	KUNIT_EXPECT_GE(test, nta_shrink_count(NULL, &sc),
-			(unsigned long)NTA_BLOCK_PAGES);
+			1UL << NTA_BLOCK_ORDER);
 	nta_run_on(test, other, nta_tshrink_on, NULL, false);
-	for (ms = 0; ms < 1000 && !nta_tinbox_empty(owner); ms += 10)
-		msleep(10);
-	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	for (ms = 0; ms < 1000 && nta_tqueued(owner); ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_FALSE(test, nta_tqueued(owner));
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
 	nta_drain_all();
@@ -2999,7 +3005,11 @@ static void nta_merged_init_on_free(struct kunit *test)
 		kunit_skip(test, "init_on_free is off");
 	nta_tpin(test, -1);
 	nta_drain_all();
-	o = nta_talloc_objs(test, n, small);
+	/*
+	 * One more object stays live, so that the block is not wholly free
+	 * after the frees and the trim does not give it back (no reserve).
+	 */
+	o = nta_talloc_objs(test, n + 1, small);
 	for (i = 0; i < n; i++) {
 		memset(o->obj[i], 0x5a, small);
 		if (!lo || o->obj[i] < lo)
@@ -3022,6 +3032,7 @@ static void nta_merged_init_on_free(struct kunit *test)
 	KUNIT_EXPECT_GT(test, overlaps, 0);
 	for (i = 0; i < ARRAY_SIZE(q); i++)
 		nta_free(q[i], big);
+	nta_free(o->obj[n], small);
 	nta_drain_all();
 }
 
