@@ -5,9 +5,11 @@
 # outside), under a hard timeout.  No plan: an interactive shell; with one,
 # the console in <outdir>/<name>.log, exit 0 once NTA-PLAN-DONE was seen.
 # -N: two NUMA nodes, a CPU (of its own socket: the kernel refuses a cache
-# shared across nodes) on each.  -M: the same, but the second node has a
-# CPU and no memory.  -u: the guest's netconsole (UDP to
-# 10.0.2.2:<ntanetcons=port>) lands in <outdir>/<name>.netconsole.txt.
+# shared across nodes) on each, and 1 GiB more that may be hot-added
+# (maxmem=: the firmware's SRAT names the range, no memory is added).
+# -M: two nodes, the second with a CPU and no memory.  -u: the guest's
+# netconsole (UDP to 10.0.2.2:<ntanetcons=port>) lands in
+# <outdir>/<name>.netconsole.txt.
 # NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
 # deterministic), told to the guest as ntaicount=1, and the TCG plugin of
 # bench/icount/ (built into out/icount/) counting the bench's
@@ -25,18 +27,19 @@
 FLAVOUR=${FLAVOUR:-perf}
 kernel=$(nta_build_dir "$FLAVOUR")/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
-name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 accel=(-accel tcg)
+name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 mem=1G accel=(-accel tcg)
 [ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
 # A kernel with CONFIG_JUMP_LABEL (the bench kernel) patches its text at run
-# time (text_poke_bp()); under multi-threaded TCG it died of "Oops: int3" in
-# __inet_hash_connect(), at its first net_get_random_once() key flip, in two
-# make demo runs of two.  Such kernels run on single-threaded TCG.
+# time (text_poke_bp()); under multi-threaded TCG (QEMU 7.2) the bench
+# kernel died of "Oops: int3" in __inet_hash_connect(), at its first
+# net_get_random_once() key flip, in two make demo runs of two (not tried
+# without the series).  Such kernels run on single-threaded TCG.
 [ -z "${NTA_ICOUNT:-}" ] && grep -qx CONFIG_JUMP_LABEL=y "${kernel%/arch/*}/.config" 2>/dev/null &&
 	accel=(-accel "tcg,thread=single")
 while getopts n:d:t:p:a:uNM o; do
 	case $o in
 	n) name=$OPTARG ;; d) outdir=$OPTARG ;; t) tmo=$OPTARG ;; p) plan=$OPTARG ;; a) append=$OPTARG ;; u) ucap=1 ;;
-	N) smp=2,sockets=2,cores=1,threads=1 numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
+	N) smp=2,sockets=2,cores=1,threads=1 mem=1G,slots=2,maxmem=2G numa=(-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
 		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1) ;;
 	M) smp=2,sockets=2,cores=1,threads=1 numa=(-object memory-backend-ram,id=m0,size=1G
 		 -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1) ;;
@@ -65,7 +68,7 @@ if [ -n "$ucap" ]; then
 	append="$append ntanetcons=$uport"
 fi
 
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp $smp -m 1G "${numa[@]}" -no-reboot -nographic
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp $smp -m $mem "${numa[@]}" -no-reboot -nographic
 	-kernel "$kernel" -initrd "$initrd"
 	-netdev "user,id=n0,restrict=$restrict,hostfwd=tcp:127.0.0.1:$hport-:5201"
 	-device virtio-net-pci,netdev=n0)

@@ -188,7 +188,8 @@ boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
 boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online nta_reserve=64K kunit.filter_glob=nta.nta_init_unwind"
-boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.enable=0 nta_reserve=0" -N
+# -N also names 1 GiB that may be hot-added: the block map must span it.
+boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.filter_glob=nta.nta_block_map_hotplug nta_reserve=0" -N
 boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0 nta_reserve=256K" -M
 # KFENCE is in the rt flavour's config only (make check-extra EXTRA=rt).
 if grep -q '^CONFIG_KFENCE=y' "$B/.config"; then
@@ -228,6 +229,7 @@ kunit_results "$CHK/boot-$FLAVOUR.log" kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
 kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 kunit_results "$CHK/wipe-$FLAVOUR.log" kunit-wipe
+kunit_results "$CHK/numa-$FLAVOUR.log" kunit-numa
 # Skipped cases count as passed above: under init_on_free=1 both must run.
 if grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
 	n=$(grep -c '^ok - \[kunit-wipe\] .*init_on_free$' "$RES")

@@ -279,6 +279,8 @@ static inline unsigned int nta_alloc_size(unsigned int size)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct page *nta_block_pages(int node, gfp_t gfp);
+bool nta_map_set(const void *mem, gfp_t gfp);
+void nta_map_clear(const void *mem);
 unsigned long nta_shrink_count(struct shrinker *shrink,
 			       struct shrink_control *sc);
 unsigned long nta_shrink_scan(struct shrinker *shrink,
@@ -298,9 +300,19 @@ static inline bool nta_is_ready(void)
 
 void nta_fill_reserves(void);
 
-/* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
+/*
+ * One bit per NTA_BLOCK_SIZE range of the linear map: is it a block?  A
+ * bitmap per NTA_MAP_CHUNK_SHIFT bytes of the map, made when the first
+ * block there is taken, under a table that spans all the memory the
+ * machine may have (max_possible_pfn, ranges the firmware says may be
+ * hot-added included): memory added after boot is covered, and a hole in
+ * the physical layout costs a pointer, not its bits.
+ */
+#define NTA_MAP_CHUNK_SHIFT	27
+#define NTA_MAP_CHUNK_BITS	(1UL << (NTA_MAP_CHUNK_SHIFT - PAGE_SHIFT - \
+					 NTA_BLOCK_ORDER))
 extern unsigned long nta_block_map_bits;
-extern unsigned long *nta_block_map;
+extern unsigned long **nta_block_map;
 
 /*
  * NUMA policy, in one place: a CPU's blocks come from the memory nearest
@@ -328,8 +340,13 @@ static __always_inline unsigned long nta_block_index(const void *ptr)
 static __always_inline bool __nta_owns(const void *ptr)
 {
 	unsigned long idx = nta_block_index(ptr);
+	unsigned long *chunk;
 
-	return likely(idx < nta_block_map_bits) && test_bit(idx, nta_block_map);
+	if (unlikely(idx >= nta_block_map_bits))
+		return false;
+	/* Set before its first bit (nta_map_set()), never cleared. */
+	chunk = READ_ONCE(nta_block_map[idx / NTA_MAP_CHUNK_BITS]);
+	return chunk && test_bit(idx % NTA_MAP_CHUNK_BITS, chunk);
 }
 
 /*

@@ -51,6 +51,7 @@
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/vmstat.h>
@@ -83,7 +84,7 @@ bool nta_ready __read_mostly;
 
 /* One bit per NTA_BLOCK_SIZE range of the linear map: is it a block? */
 unsigned long nta_block_map_bits __read_mostly;
-unsigned long *nta_block_map __read_mostly;
+unsigned long **nta_block_map __read_mostly;
 
 /*
  * nta.fail_init=map|dead|online (KUnit builds) makes initialisation fail
@@ -262,6 +263,44 @@ static bool nta_charge_grow(void)
 	return false;
 }
 
+/*
+ * Mark @mem a block in the map, making the bitmap of its chunk if this is
+ * the chunk's first block.  False, with nothing changed, if @mem lies
+ * beyond the memory the machine may have or the bitmap cannot be made.
+ */
+VISIBLE_IF_KUNIT bool nta_map_set(const void *mem, gfp_t gfp)
+{
+	unsigned long idx = nta_block_index(mem), **slot, *chunk;
+
+	if (unlikely(idx >= nta_block_map_bits))
+		return false;
+	slot = &nta_block_map[idx / NTA_MAP_CHUNK_BITS];
+	chunk = READ_ONCE(*slot);
+	if (unlikely(!chunk)) {
+		chunk = bitmap_zalloc(NTA_MAP_CHUNK_BITS,
+				      (gfpflags_allow_blocking(gfp) ? GFP_KERNEL :
+				       GFP_NOWAIT) | __GFP_NOWARN);
+		if (!chunk)
+			return false;
+		/* Another CPU may have made it first; its bitmap stays. */
+		if (cmpxchg(slot, NULL, chunk)) {
+			bitmap_free(chunk);
+			chunk = READ_ONCE(*slot);
+		}
+	}
+	set_bit(idx % NTA_MAP_CHUNK_BITS, chunk);
+	return true;
+}
+
+/* @mem is no block any more; its chunk's bitmap stays for the next one. */
+VISIBLE_IF_KUNIT void nta_map_clear(const void *mem)
+{
+	unsigned long idx = nta_block_index(mem);
+
+	clear_bit(idx % NTA_MAP_CHUNK_BITS,
+		  nta_block_map[idx / NTA_MAP_CHUNK_BITS]);
+}
+
 /* A new block, already charged to nta_held_pages by the caller. */
 static struct nta_block *__nta_new_block(int node, gfp_t gfp)
 {
@@ -279,15 +318,17 @@ static struct nta_block *__nta_new_block(int node, gfp_t gfp)
 	if (!page)
 		return NULL;
 	mem = page_address(page);
-	if (unlikely(nta_block_index(mem) >= nta_block_map_bits)) {
-		/* Memory hot-added after boot is not covered by the map. */
+	/*
+	 * Marked before anything else, so that undoing it is a page free:
+	 * the bit is of no use before the block reaches a pool.
+	 */
+	if (unlikely(!nta_map_set(mem, gfp))) {
 		__free_pages(page, NTA_BLOCK_ORDER);
 		return NULL;
 	}
 	nta_account_block(page, 1);
 	nta_hook_new_block(mem, gfp);
 	nta_seed_gens(mem);
-	set_bit(nta_block_index(mem), nta_block_map);
 	return mem;
 }
 
@@ -338,7 +379,7 @@ static void nta_free_block_pages(struct nta_block *blk)
 
 void nta_free_block(struct nta_block *blk)
 {
-	clear_bit(nta_block_index(blk), nta_block_map);
+	nta_map_clear(blk);
 	nta_free_block_pages(blk);
 }
 
@@ -355,7 +396,7 @@ static void nta_free_block_rcu(struct rcu_head *rcu)
  */
 static void nta_release_block(struct nta_block *blk)
 {
-	clear_bit(nta_block_index(blk), nta_block_map);
+	nta_map_clear(blk);
 	call_rcu(&blk->rcu, nta_free_block_rcu);
 }
 
@@ -557,16 +598,19 @@ static void nta_kick_fn(struct irq_work *work)
 static long nta_trim_this_cpu(void *unused)
 {
 	struct nta_cpu *c = raw_cpu_ptr(&nta_cpu);
-	/*
-	 * A bounded drain takes up to NTA_DRAIN_BLOCKS blocks of the queue:
-	 * enough of them for every block of the pool, so that what was
-	 * queued is freed, and a bound, so that a CPU others keep freeing
-	 * to does not keep its work item running.
-	 */
-	unsigned int batches = 0;
-	unsigned int max = NTA_TRIM_BATCHES + READ_ONCE(c->pool.nr_blocks);
+	unsigned int batches = 0, queue;
 
-	while (nta_has_queued(c) && batches++ < max) {
+	/*
+	 * A bounded drain takes up to NTA_DRAIN_BLOCKS blocks of the remote
+	 * list and as many batches: enough drains for every block of the
+	 * pool and every batch there is, so that what was queued is freed,
+	 * and a bound, so that a CPU others keep freeing to does not keep
+	 * its work item running.
+	 */
+	queue = READ_ONCE(c->pool.nr_blocks) +
+		NTA_BATCHES_PER_CPU * num_possible_cpus();
+	while (nta_has_queued(c) &&
+	       batches++ < NTA_TRIM_BATCHES + queue / NTA_DRAIN_BLOCKS) {
 		if (!nta_drain_this_cpu(false))
 			return -EBUSY;
 		cond_resched();
@@ -789,14 +833,25 @@ static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 }
 
 /*
- * A block's pages for a CPU with frees of its objects queued, read from
- * anywhere: how many blocks they would make whole is not known until they
- * are freed, and an idle owner is not kicked for them (nta_kick_wanted()),
- * so the shrinker counts one block, that its scan has the owner drain them.
+ * Frees queued for @cpu's objects that the shrinker's scan has drained:
+ * an offline CPU's by a work item, an online CPU's by a kick, idle or
+ * not (an idle owner is not kicked for them otherwise: nta_kick_wanted()),
+ * but for a nohz_full CPU, whose isolation an IPI would break.
+ */
+static bool nta_shrink_drains(unsigned int cpu)
+{
+	return nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) &&
+	       (!cpu_online(cpu) || !tick_nohz_full_cpu(cpu));
+}
+
+/*
+ * A block's pages for such a CPU, read from anywhere: how many blocks the
+ * frees would make whole is not known until they are freed, so the
+ * shrinker counts one, that its scan has them drained.
  */
 static unsigned int nta_cpu_queued_pages(unsigned int cpu)
 {
-	return nta_has_queued(per_cpu_ptr(&nta_cpu, cpu)) ? NTA_BLOCK_PAGES : 0;
+	return nta_shrink_drains(cpu) ? NTA_BLOCK_PAGES : 0;
 }
 
 /**
@@ -879,7 +934,8 @@ static unsigned int nta_trim_offline(unsigned int max)
  * calling CPU's pool and the offline CPUs' pools can give, and asks the
  * other CPUs that hold spares or raised bins or have frees queued, once
  * each until they have trimmed, to drain and give back on their own (an
- * irq_work, idle CPUs included): no IPI to every CPU per scan.
+ * irq_work, idle CPUs included, nohz_full ones only for spares or bins;
+ * the offline CPUs' work item): no IPI to every CPU per scan.
  *
  * Return: the pages freed, or SHRINK_STOP when there were none.
  */
@@ -898,21 +954,38 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		if (cpu != me && (nta_cpu_spare_blocks(cpu) ||
-				  READ_ONCE(c->bins.shift) || nta_has_queued(c)) &&
+				  READ_ONCE(c->bins.shift) ||
+				  nta_shrink_drains(cpu)) &&
 		    !xchg(&c->trim, true))
 			nta_kick_cpu(cpu);
 	}
 	put_cpu();
+	/* Frees queued for offline CPUs: the work item that drains them. */
+	for_each_possible_cpu(cpu) {
+		if (!cpu_online(cpu) && nta_shrink_drains(cpu)) {
+			nta_kick_cpu(cpu);
+			break;
+		}
+	}
 	return n ? (unsigned long)n * NTA_BLOCK_PAGES : SHRINK_STOP;
 }
 
+/*
+ * The table of chunks, for all the memory the machine may have: what it
+ * has now (high_memory) or, if more, what the firmware says may be
+ * hot-added (max_possible_pfn).  A pointer per 128 MiB: 64 KiB for 1 TiB.
+ */
 static int __init nta_init_block_map(void)
 {
-	nta_block_map_bits = DIV_ROUND_UP((unsigned long)high_memory - PAGE_OFFSET,
-					  NTA_BLOCK_SIZE);
-	nta_block_map = vzalloc(BITS_TO_LONGS(nta_block_map_bits) *
-				sizeof(unsigned long));
-	return nta_block_map ? 0 : -ENOMEM;
+	u64 end = max_t(u64, PFN_PHYS(max_possible_pfn),
+			(unsigned long)high_memory - PAGE_OFFSET);
+	unsigned long chunks = DIV_ROUND_UP_ULL(end, 1UL << NTA_MAP_CHUNK_SHIFT);
+
+	nta_block_map = vcalloc(chunks, sizeof(*nta_block_map));
+	if (!nta_block_map)
+		return -ENOMEM;
+	nta_block_map_bits = chunks * NTA_MAP_CHUNK_BITS;
+	return 0;
 }
 
 /*
@@ -969,7 +1042,7 @@ static void __init nta_clamp_reserve(void)
  */
 static void __init nta_init_undo(int dead_state)
 {
-	unsigned long *map = nta_block_map;
+	unsigned long **map = nta_block_map, i;
 	unsigned int cpu;
 
 	static_branch_disable(&nta_enabled_key);
@@ -978,9 +1051,12 @@ static void __init nta_init_undo(int dead_state)
 	for_each_possible_cpu(cpu)
 		nta_drain_dead_pool(cpu);
 	/* nta_owns() reads the size first: no index is in range any more. */
+	i = nta_block_map_bits / NTA_MAP_CHUNK_BITS;
 	WRITE_ONCE(nta_block_map_bits, 0);
 	synchronize_rcu();
 	nta_block_map = NULL;
+	while (map && i--)
+		bitmap_free(map[i]);
 	vfree(map);
 }
 

@@ -356,7 +356,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
  * Pinned, so it runs here unless the CPU went down, whose batches the
  * dead-CPU callback published; a fast path it interrupts holds them.
  * Deferrable: a CPU that went idle with a batch open is not woken to
- * publish it; nta_drain_all() (the shrinker) and hotplug do.
+ * publish it; its next slow path, nta_drain_all() and hotplug do.
  */
 static void nta_batch_timer_fn(struct timer_list *t)
 {
@@ -470,8 +470,9 @@ noinline void __nta_drain_locked(struct nta_cpu *c, bool has_mark,
 /*
  * Whether a kick of @cpu (nta_kick_cpu()) is worth its interrupt: not for
  * an idle CPU or a nohz_full one, whose isolation an IPI would break.  Its
- * queue waits for its next slow path, nta_drain_all() (the shrinker) or
- * hotplug.  An offline CPU is drained from a work item, no IPI.
+ * queue waits for its next slow path, the shrinker (which kicks an idle
+ * CPU, not a nohz_full one), nta_drain_all() or hotplug.  An offline CPU
+ * is drained from a work item, no IPI.
  */
 bool nta_kick_wanted(unsigned int cpu)
 {

@@ -21,6 +21,7 @@
 #include <linux/irq_work.h>
 #include <linux/kfence.h>
 #include <linux/kthread.h>
+#include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/prandom.h>
@@ -1422,6 +1423,9 @@ static void nta_drain_long_queue(struct kunit *test)
 	int other;
 
 	nta_tneed_ready(test);
+	if (READ_ONCE(nta_max_blocks) < 2 * n || READ_ONCE(nta_max_total_pages))
+		kunit_skip(test, "needs nta_max= above %u blocks, no nta_max_total",
+			   2 * n);
 	owner = nta_tpin_one_drain(test, &other);
 	free0 = nta_tfree_units(owner);
 	nta_tstats(&s0);
@@ -1797,6 +1801,48 @@ static void **nta_tblock_objs(struct kunit *test, struct nta_pool **pool,
 }
 
 /*
+ * The block map spans the memory the machine may have, hot-pluggable
+ * ranges included, and makes a chunk's bitmap with its first block.  The
+ * second half needs such a range (make check's NUMA boot has one:
+ * maxmem=): a block address in it, where there is no memory yet, is
+ * taken into the map and given back as a hot-added block would be.
+ */
+static void nta_block_map_hotplug(struct kunit *test)
+{
+	u64 covered = (u64)READ_ONCE(nta_block_map_bits) <<
+		      (PAGE_SHIFT + NTA_BLOCK_ORDER);
+	unsigned long chunk, idx;
+	void *fake;
+
+	nta_tneed_ready(test);
+	KUNIT_EXPECT_GE(test, covered, (u64)PFN_PHYS(max_possible_pfn));
+	KUNIT_EXPECT_GE(test, covered,
+			(u64)((unsigned long)high_memory - PAGE_OFFSET));
+	if (max_possible_pfn <= max_pfn)
+		kunit_skip(test, "no memory may be hot-added (boot with maxmem=)");
+
+	/* A chunk all beyond the memory present: never a block in it. */
+	chunk = DIV_ROUND_UP(PFN_PHYS(max_pfn), 1UL << NTA_MAP_CHUNK_SHIFT);
+	idx = chunk * NTA_MAP_CHUNK_BITS;
+	KUNIT_ASSERT_LT(test, idx, nta_block_map_bits);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(nta_block_map[chunk]));
+	fake = (void *)(PAGE_OFFSET +
+			((idx + 1) << (PAGE_SHIFT + NTA_BLOCK_ORDER)));
+	KUNIT_EXPECT_FALSE(test, __nta_owns(fake));
+
+	KUNIT_ASSERT_TRUE(test, nta_map_set(fake, GFP_KERNEL));
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(nta_block_map[chunk]));
+	KUNIT_EXPECT_TRUE(test, __nta_owns(fake));
+	KUNIT_EXPECT_TRUE(test, __nta_owns(fake + NTA_BLOCK_SIZE - 1));
+	KUNIT_EXPECT_FALSE(test, __nta_owns(fake - 1));
+	KUNIT_EXPECT_FALSE(test, __nta_owns(fake + NTA_BLOCK_SIZE));
+	nta_map_clear(fake);
+	KUNIT_EXPECT_FALSE(test, __nta_owns(fake));
+	/* The bitmap stays for the chunk's next block. */
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(nta_block_map[chunk]));
+}
+
+/*
  * Whole-block objects beyond what the pool has force growth; freeing them
  * gives back every grown block, and the reserve stays.
  */
@@ -1951,6 +1997,16 @@ static void nta_grow_flags(struct kunit *test)
 	nta_drain_all();
 }
 
+/* Objects in @bins, of every length. */
+static unsigned int nta_tbin_objects(const struct nta_bins *bins)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NTA_NR_LISTS; i++)
+		n += READ_ONCE(bins->slot[i].nr);
+	return n;
+}
+
 /*
  * The shrinker counts pages, and a scan frees what it says, synchronously,
  * up to nr_to_scan: here the spare blocks of the test's own CPU.
@@ -1996,10 +2052,10 @@ static void nta_shrinker_contract(struct kunit *test)
 	/*
 	 * One page asked for: one block (its pages) given back, and the blocks
 	 * that the merge of the bins, before it, makes whole above the spares:
-	 * at most one per object the bins held.  It says what it freed.
+	 * at most one per object the bins held, of whatever size.  It says
+	 * what it freed.
 	 */
-	binned = nta_bins_units_seen(&nta_tcpu(cpu)->bins) /
-		 nta_size_to_units(NTA_MAX_SIZE);
+	binned = nta_tbin_objects(&nta_tcpu(cpu)->bins);
 	sc.nr_to_scan = 1;
 	freed = nta_shrink_scan(NULL, &sc) >> NTA_BLOCK_ORDER;
 	KUNIT_EXPECT_GE(test, freed, 1);
@@ -3323,6 +3379,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_batch_timer),
 	KUNIT_CASE(nta_cpu_hotplug),
 	KUNIT_CASE(nta_batch_hotplug),
+	KUNIT_CASE(nta_block_map_hotplug),
 	KUNIT_CASE(nta_grow_and_return),
 	KUNIT_CASE(nta_grow_flags),
 	KUNIT_CASE(nta_shrinker_contract),
