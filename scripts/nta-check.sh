@@ -181,9 +181,10 @@ test_results() {
 
 # One boot runs most tests; one that provokes splats or changes the machine has its own.
 selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
-# nta_reserve=256K: the KUnit cases that count growth against a pool that
-# holds blocks skip without a reserve (nta_tneed_reserve()); the boots below
-# that do not set one run the default, none.
+# nta_reserve=256K here, the default (none) in the boots below that set
+# none: the isolation boot's KUnit run is parsed too, where the cases that
+# count growth against a pool holding blocks give themselves a reserve
+# (nta_tneed_reserve()).
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh" "nta_reserve=256K"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
@@ -230,6 +231,7 @@ kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
 kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 kunit_results "$CHK/wipe-$FLAVOUR.log" kunit-wipe
 kunit_results "$CHK/numa-$FLAVOUR.log" kunit-numa
+kunit_results "$CHK/isolation-$FLAVOUR.log" kunit-default
 # Skipped cases count as passed above: under init_on_free=1 both must run.
 if grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
 	n=$(grep -c '^ok - \[kunit-wipe\] .*init_on_free$' "$RES")

@@ -8,9 +8,11 @@
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/llist.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 
@@ -25,6 +27,60 @@ struct nta_tsnap *nta_tsnap_alloc(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tvfree, s), 0);
 	return s;
+}
+
+/* On the CPU itself, under its lock: the reserve its slow paths read. */
+static long nta_tset_reserve_fn(void *blocks)
+{
+	unsigned long flags;
+
+	local_lock_irqsave(&nta_cpu.lock, flags);
+	this_cpu_ptr(&nta_cpu)->pool.reserve = (unsigned long)blocks;
+	local_unlock_irqrestore(&nta_cpu.lock, flags);
+	return 0;
+}
+
+static void nta_tset_reserve(unsigned int blocks)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	WRITE_ONCE(nta_reserve_blocks, blocks);
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, nta_tset_reserve_fn,
+			    (void *)(unsigned long)blocks);
+	cpus_read_unlock();
+}
+
+/* The reserve the boot gave back, and the blocks above it trimmed. */
+static void nta_treserve_restore(void *blocks)
+{
+	nta_tset_reserve((unsigned long)blocks);
+	nta_drain_all();
+}
+
+/*
+ * Cases that count growth, returns and free space against a pool that
+ * holds blocks before they start: every online CPU gets a reserve of
+ * 256 KiB for the case, as nta_reserve=256K would give (NTA's default is
+ * none), and the reserve the boot gave back afterwards.
+ */
+void nta_tneed_reserve(struct kunit *test)
+{
+	unsigned int want = SZ_256K / NTA_BLOCK_SIZE, was = nta_reserve_blocks;
+	unsigned int cpu;
+	int ret;
+
+	if (was >= want)
+		return;
+	ret = kunit_add_action_or_reset(test, nta_treserve_restore,
+					(void *)(unsigned long)was);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	nta_tset_reserve(want);
+	nta_fill_reserves();
+	for_each_online_cpu(cpu)
+		KUNIT_ASSERT_GE(test, READ_ONCE(nta_tcpu(cpu)->pool.nr_blocks),
+				want);
 }
 
 /*

@@ -121,16 +121,7 @@ static inline void nta_tneed_ready(struct kunit *test)
 		kunit_skip(test, "NTA is not initialised");
 }
 
-/*
- * Cases that count growth, returns and free space against a pool that
- * holds blocks before they start need a reserve, and NTA's default is none:
- * they skip unless booted with one (make check boots with nta_reserve=256K).
- */
-static inline void nta_tneed_reserve(struct kunit *test)
-{
-	if (nta_reserve_blocks * NTA_BLOCK_SIZE < SZ_256K)
-		kunit_skip(test, "boot with nta_reserve=256K to run");
-}
+void nta_tneed_reserve(struct kunit *test);
 
 /* The object size of skb_small_head_cache, which skb_init() tells NTA. */
 static inline unsigned int nta_tsmall(void)
