@@ -623,11 +623,11 @@ static long nta_trim_this_cpu(void *unused)
  * block, its reserve included: the CPU takes a reserve again when it
  * comes back.  The caller excludes hotplug.
  */
-static void nta_drain_dead_pool(unsigned int cpu)
+static unsigned int nta_drain_dead_pool(unsigned int cpu)
 {
 	struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 	LIST_HEAD(released);
-	unsigned int n;
+	unsigned int n, blocks;
 
 	/* What it had collected for other owners goes to them now. */
 	nta_batch_publish_all(c, false);
@@ -644,11 +644,12 @@ static void nta_drain_dead_pool(unsigned int cpu)
 	c->pool.reserve = nta_reserve_blocks;
 	nta_spares_reset(c);
 	nta_flush_reports();
-	nta_release_blocks(&released);
+	blocks = nta_release_blocks(&released);
 	if (n) {
 		this_cpu_inc(nta_cpu.stats.drains);
 		this_cpu_add(nta_cpu.stats.frees, n);
 	}
+	return blocks;
 }
 
 static void nta_drain_offline(struct work_struct *work)
@@ -834,7 +835,7 @@ static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 
 /*
  * Frees queued for @cpu's objects that the shrinker's scan has drained:
- * an offline CPU's by a work item, an online CPU's by a kick, idle or
+ * an offline CPU's by nta_trim_offline(), an online CPU's by a kick, idle or
  * not (an idle owner is not kicked for them otherwise: nta_kick_wanted()),
  * but for a nohz_full CPU, whose isolation an IPI would break.
  */
@@ -899,29 +900,24 @@ static unsigned int nta_trim_local(unsigned int max)
 	return nta_release_blocks(&released);
 }
 
-/* Give back up to @max wholly free blocks of offline CPUs' pools. */
+/*
+ * Drain offline CPUs' pools, as their work item does (frees queued for
+ * them freed, every wholly free block given back), until @max blocks went.
+ */
 static unsigned int nta_trim_offline(unsigned int max)
 {
 	unsigned int cpu, n = 0;
-	LIST_HEAD(released);
 
 	/* Reclaim must not wait for hotplug or for the offline work. */
 	if (!cpus_read_trylock())
 		return 0;
 	if (mutex_trylock(&nta_offline_mutex)) {
-		for_each_possible_cpu(cpu) {
-			struct nta_pool *pool = &per_cpu(nta_cpu, cpu).pool;
-
-			if (cpu_online(cpu) || n >= max)
-				continue;
-			pool->reserve = 0;
-			n += nta_pool_trim(pool, &released, max - n);
-			pool->reserve = nta_reserve_blocks;
-		}
+		for_each_possible_cpu(cpu)
+			if (!cpu_online(cpu) && n < max)
+				n += nta_drain_dead_pool(cpu);
 		mutex_unlock(&nta_offline_mutex);
 	}
 	cpus_read_unlock();
-	nta_release_blocks(&released);
 	return n;
 }
 
@@ -934,8 +930,8 @@ static unsigned int nta_trim_offline(unsigned int max)
  * calling CPU's pool and the offline CPUs' pools can give, and asks the
  * other CPUs that hold spares or raised bins or have frees queued, once
  * each until they have trimmed, to drain and give back on their own (an
- * irq_work, idle CPUs included, nohz_full ones only for spares or bins;
- * the offline CPUs' work item): no IPI to every CPU per scan.
+ * irq_work, idle CPUs included, nohz_full ones only for spares or bins):
+ * no IPI to every CPU per scan.
  *
  * Return: the pages freed, or SHRINK_STOP when there were none.
  */
@@ -960,13 +956,6 @@ VISIBLE_IF_KUNIT unsigned long nta_shrink_scan(struct shrinker *shrink,
 			nta_kick_cpu(cpu);
 	}
 	put_cpu();
-	/* Frees queued for offline CPUs: the work item that drains them. */
-	for_each_possible_cpu(cpu) {
-		if (!cpu_online(cpu) && nta_shrink_drains(cpu)) {
-			nta_kick_cpu(cpu);
-			break;
-		}
-	}
 	return n ? (unsigned long)n * NTA_BLOCK_PAGES : SHRINK_STOP;
 }
 
