@@ -53,7 +53,8 @@
  * struct nta_stats - allocator counters, summed over CPUs or for one CPU
  * @allocs: successful nta_alloc() calls
  * @frees: objects freed by their owner, parked in a bin or merged into
- *	their block (local frees and drained ones)
+ *	their block: drained ones, counted, and local ones, derived when
+ *	read (@allocs less @remote_frees less @inuse_objects)
  * @remote_frees: nta_free() calls made on a CPU that does not own the object
  * @remote_atomics: atomic operations that remote frees cost, on the
  *	freeing CPU and on the owner, counted where they are made

@@ -239,7 +239,6 @@ noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 				nta_free_to_bin(c, ptr, size, &released);
 			else
 				nta_do_free(&c->pool, ptr, size, &released);
-			nta_count(NTA_CTR(frees), 1);
 			nta_account(c, has_mark, size, -1);
 		}
 	} else {

@@ -44,7 +44,12 @@ static inline void nta_llist_requeue(struct llist_node *first,
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
-	WRITE_ONCE(blk->meta[unit].gen, blk->meta[unit].gen + 1);
+	/*
+	 * One read-modify-write instruction: the owner is the generation's
+	 * only writer and a byte store cannot tear, so the racing readers
+	 * (remote frees, nta_gen()) see the old value or the new one.
+	 */
+	data_race(blk->meta[unit].gen++);
 	nta_set_cls(blk, unit, units);
 }
 

@@ -79,12 +79,13 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  struct nta_block *blk, void *ptr,
 					  unsigned int size, bool wipe)
 {
-	unsigned long off = ptr - (void *)blk;
-	unsigned int unit = off >> NTA_UNIT_SHIFT;
+	/* Blocks are aligned to their size: the address alone gives both. */
+	unsigned long addr = (unsigned long)ptr;
+	unsigned int unit = (addr >> NTA_UNIT_SHIFT) & (NTA_BLOCK_UNITS - 1);
 	unsigned int units = nta_size_to_units(size);
 	struct nta_unit_meta *meta = &blk->meta[unit];
 
-	if (unlikely((off & (NTA_UNIT - 1)) || meta->cls != units ||
+	if (unlikely((addr & (NTA_UNIT - 1)) || meta->cls != units ||
 		     test_bit(unit, blk->pending) ||
 		     !nta_bin_has_fast_room(&c->bins, units)))
 		return false;
@@ -92,7 +93,6 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 		memset(ptr, 0, size);
 	nta_hook_free(ptr, size);
 	__nta_bin_park(&c->bins, ptr, units, meta);
-	c->fast.frees++;
 	nta_account(c, true, size, -1);
 	return true;
 }

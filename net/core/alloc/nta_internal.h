@@ -35,11 +35,12 @@
  * itself; the fields after them are read from the pools.  struct nta_cpu
  * keeps them in @stats, written only with this_cpu_*() operations, which
  * no interrupt can tear, but for what the holder of the CPU's @busy mark
- * counts with plain stores: the fast paths' allocations and frees and the
- * requested bytes in @fast (struct nta_fast_stats), the live objects per
- * length in the bins' slots.  Readers add them up.  Remote frees are
- * counted on the freeing CPU, so per-CPU gauges may go negative, their sum
- * may not.
+ * counts with plain stores: the fast path's allocations and the requested
+ * bytes in @fast (struct nta_fast_stats), the live objects per length in
+ * the bins' slots.  Readers add them up.  Remote frees are counted on the
+ * freeing CPU, so per-CPU gauges may go negative, their sum may not.  An
+ * owner's local frees are not counted at all: readers derive them
+ * (nta_derive_frees()), and @stats.frees counts only the drained ones.
  */
 #define NTA_NR_COUNTERS	(offsetof(struct nta_stats, blocks) / sizeof(u64))
 static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
@@ -143,17 +144,17 @@ struct nta_report {
 
 /**
  * struct nta_fast_stats - the counters the fast paths keep
- * @allocs: allocations served from the bins
- * @frees: the owner's frees parked in the bins
+ * @allocs: allocations served from the bins; also how the decay tick and
+ *	the stranded-free timer tell that the CPU is busy
  * @requested_bytes: bytes requested by live objects, with sign: what the
  *	holder of the mark allocated minus what it freed
  *
  * Plain words of the holder of the mark, beside it on the CPU's first
- * cache line; every other counter is in struct nta_stats.
+ * cache line; every other counter is in struct nta_stats.  No free is
+ * counted here: a free's count follows from the others at read time.
  */
 struct nta_fast_stats {
 	u64 allocs;
-	u64 frees;
 	s64 requested_bytes;
 };
 
@@ -172,9 +173,9 @@ struct nta_fast_stats {
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
  *	unsigned int for xchg()
  * @decay: idle-bin decay: every NTA_BIN_DECAY, bins that saw no fast-path
- *	allocation or free since the last tick are merged into the pool, and
+ *	allocation since the last tick are merged into the pool, and
  *	empty bins are shut (nta_bins_shut())
- * @decay_seen: the fast-path counters at the last tick
+ * @decay_seen: @fast.allocs at the last tick
  * @queued_seen: @fast.allocs when another CPU last queued frees for this
  *	one: a stranded-free timer kicks it only if it allocated since
  *	(nta_owner_kept_busy()); written by those CPUs, a hint, not a count

@@ -516,7 +516,7 @@ static void nta_decay_fn(struct timer_list *t)
 
 	if (c != this_cpu_ptr(&nta_cpu))
 		return;
-	seen = READ_ONCE(c->fast.allocs) + READ_ONCE(c->fast.frees);
+	seen = READ_ONCE(c->fast.allocs);
 	empty = !nta_bins_units(&c->bins);
 	idle = seen == c->decay_seen && !empty;
 	c->decay_seen = seen;

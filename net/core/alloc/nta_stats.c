@@ -110,7 +110,6 @@ static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 	for (i = 0; i < NTA_NR_COUNTERS; i++)
 		sum[i] += READ_ONCE(slow[i]);
 	st->allocs += READ_ONCE(c->fast.allocs);
-	st->frees += READ_ONCE(c->fast.frees);
 	st->requested_bytes += READ_ONCE(c->fast.requested_bytes);
 }
 
@@ -131,6 +130,18 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	st->largest_free = max_t(u64, st->largest_free, largest);
 }
 
+/*
+ * What owners freed themselves is not counted (a counter on the fast path
+ * would cost every free an instruction): every object allocated on a CPU
+ * is live, freed by that CPU, or freed by another (a remote free, counted
+ * where it is made), so the local frees are what is left.  @frees holds
+ * the drained frees, which owners count when they drain.
+ */
+static void nta_derive_frees(struct nta_stats *st)
+{
+	st->frees += st->allocs - st->remote_frees - st->inuse_objects;
+}
+
 /**
  * nta_get_stats - read NTA's counters
  * @stats: filled in
@@ -148,8 +159,9 @@ void nta_get_stats(struct nta_stats *stats, int cpu)
 	memset(stats, 0, sizeof(*stats));
 	if (cpu >= 0) {
 		nta_add_cpu_stats(stats, cpu);
-		return;
+	} else {
+		for_each_possible_cpu(i)
+			nta_add_cpu_stats(stats, i);
 	}
-	for_each_possible_cpu(i)
-		nta_add_cpu_stats(stats, i);
+	nta_derive_frees(stats);
 }

@@ -32,6 +32,27 @@
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
 
+/*
+ * A plain access that races by design (the kernel's data_race(), which
+ * KCSAN ignores): ThreadSanitizer is told to ignore it too.
+ */
+#ifdef __SANITIZE_THREAD__
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define data_race(expr) ({						\
+	AnnotateIgnoreReadsBegin(__FILE__, __LINE__);			\
+	AnnotateIgnoreWritesBegin(__FILE__, __LINE__);			\
+	__auto_type __v = (expr);					\
+	AnnotateIgnoreWritesEnd(__FILE__, __LINE__);			\
+	AnnotateIgnoreReadsEnd(__FILE__, __LINE__);			\
+	__v;								\
+})
+#else
+#define data_race(expr)		(expr)
+#endif
+
 #ifndef static_assert
 #define static_assert(expr, ...) _Static_assert(expr, #expr)
 #endif
