@@ -347,6 +347,37 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 			nta_bin_trim(b, pool, u, 0, released);
 }
 
+/* Objects an idle-bin flush merges per hold of the lock (nta_decay_fn()). */
+#define NTA_FLUSH_BATCH		64
+
+/*
+ * Merge at most @max binned objects, most recently freed first, for a
+ * caller that bounds its time with interrupts off and flushes a batch per
+ * hold of the lock.  Returns whether objects are left.
+ */
+static inline bool nta_bins_flush_some(struct nta_bins *b,
+				       struct nta_pool *pool, unsigned int max,
+				       struct list_head *released)
+{
+	struct nta_block *blk;
+	unsigned int u;
+	void *obj;
+
+	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++) {
+		while ((obj = b->slot[u].head)) {
+			if (!max--)
+				return true;
+			b->slot[u].head = nta_bin_next(obj, u);
+			b->slot[u].nr--;
+			b->room += u;
+			blk = nta_block_of(obj);
+			nta_free_units(pool, blk, nta_unit_of(blk, obj), u,
+				       released);
+		}
+	}
+	return false;
+}
+
 /*
  * The pool was quarantined (its links were found overwritten): empty the
  * bins into it, which keeps what it cannot merge out of use, and take no

@@ -45,9 +45,10 @@ static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
 	/*
-	 * One read-modify-write instruction: the owner is the generation's
-	 * only writer and a byte store cannot tear, so the racing readers
-	 * (remote frees, nta_gen()) see the old value or the new one.
+	 * A plain increment (one instruction on x86, where WRITE_ONCE()
+	 * took three): the owner is the generation's only writer and a byte
+	 * store cannot tear, so the racing readers (remote frees, nta_gen())
+	 * see the old value or the new one.
 	 */
 	data_race(blk->meta[unit].gen++);
 	nta_set_cls(blk, unit, units);

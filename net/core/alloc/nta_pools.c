@@ -491,20 +491,48 @@ static void nta_spares_reset(struct nta_cpu *c)
 }
 
 /*
+ * Merge idle bins a batch at a time, with interrupts on between batches:
+ * bins that drains raised hold up to 2^NTA_BIN_SHIFT_MAX times their
+ * base, thousands of objects, and merging all of them under one hold of
+ * the lock keeps interrupts off for all of it (nta_irqsoff.sh once found
+ * this tick's section the longest of a round, under TCG).  At most as
+ * many batches as the bins held objects at the start, should interrupts
+ * free into them meanwhile.
+ */
+static void nta_decay_flush_idle(struct nta_cpu *c)
+{
+	unsigned int batches = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	unsigned long flags;
+	bool has_mark, more;
+	LIST_HEAD(released);
+
+	do {
+		c = nta_slow_lock(&flags, &has_mark);
+		more = has_mark && nta_bins_flush_some(&c->bins, &c->pool,
+						       NTA_FLUSH_BATCH,
+						       &released);
+		nta_slow_unlock(c, has_mark, flags);
+		nta_flush_reports();
+		nta_release_blocks(&released);
+		INIT_LIST_HEAD(&released);
+	} while (more && --batches);
+}
+
+/*
  * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
- * them into the pool once a tick has passed without a fast-path
- * allocation or free, so that memory parked for a length that went out of
- * use is not held for ever (up to the bins' limit per CPU); a busy CPU's
- * bins are left alone.  The same tick halves spares raised by
- * nta_spares_on_grow() and bin caps raised by nta_bins_on_overflow().
- * The timer runs only while the bins are open or caps or spares are
- * raised: the first object a slow path parks in shut bins opens them and
- * starts it (nta_bin_push()), as does a raise; a tick that finds them
- * empty shuts them, and it stops once nothing is left, so a CPU without
- * NTA work takes no tick for it.  A CPU that
- * sleeps keeps its bins and spares until it wakes, as the timer is
- * deferrable (the shrinker takes the spares if memory is short first).
- * After its CPU went offline the timer runs elsewhere and stops.
+ * them into the pool once a tick has passed without a fast-path allocation,
+ * a batch at a time (nta_decay_flush_idle()), so that memory parked for a
+ * length that went out of use is not held for ever (up to the bins' limit
+ * per CPU); a busy CPU's bins are left alone.  The same tick halves spares
+ * raised by nta_spares_on_grow() and bin caps raised by
+ * nta_bins_on_overflow().  The timer runs only while the bins are open or
+ * caps or spares are raised: the first object a slow path parks in shut
+ * bins opens them and starts it (nta_bin_push()), as does a raise; a tick
+ * that finds them empty shuts them, and it stops once nothing is left, so a
+ * CPU without NTA work takes no tick for it.  A CPU that sleeps keeps its
+ * bins and spares until it wakes, as the timer is deferrable (the shrinker
+ * takes the spares if memory is short first).  After its CPU went offline
+ * the timer runs elsewhere and stops.
  */
 static void nta_decay_fn(struct timer_list *t)
 {
@@ -520,6 +548,8 @@ static void nta_decay_fn(struct timer_list *t)
 	empty = !nta_bins_units(&c->bins);
 	idle = seen == c->decay_seen && !empty;
 	c->decay_seen = seen;
+	if (idle)
+		nta_decay_flush_idle(c);
 	if (empty || idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		c = nta_slow_lock(&flags, &has_mark);

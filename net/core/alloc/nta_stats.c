@@ -135,11 +135,15 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
  * would cost every free an instruction): every object allocated on a CPU
  * is live, freed by that CPU, or freed by another (a remote free, counted
  * where it is made), so the local frees are what is left.  @frees holds
- * the drained frees, which owners count when they drain.
+ * the drained frees, which owners count when they drain.  Read while the
+ * CPUs work, the counters may each miss a different operation in flight:
+ * never below 0.
  */
 static void nta_derive_frees(struct nta_stats *st)
 {
-	st->frees += st->allocs - st->remote_frees - st->inuse_objects;
+	s64 local = (s64)st->allocs - (s64)st->remote_frees - st->inuse_objects;
+
+	st->frees += max_t(s64, local, 0);
 }
 
 /**

@@ -77,12 +77,38 @@ void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,
 	h_release(c, &b->released);
 }
 
-/* nta_bins_flush(), as the decay tick flushes idle bins. */
+/* nta_bins_flush(), as a pool empties its bins before it grows. */
 void bins_flush(struct hcpu *c, struct bins *b)
 {
 	nta_bins_flush(&b->bins, &c->pool, &b->released);
 	b->flushes++;
 	h_release(c, &b->released);
+}
+
+/*
+ * nta_decay_flush_idle(): nta_bins_flush_some() a batch at a time, as the
+ * decay tick merges idle bins, each batch at most NTA_FLUSH_BATCH objects
+ * and all of them but the last.
+ */
+void bins_flush_idle(struct hcpu *c, struct bins *b)
+{
+	unsigned long merged;
+	bool more;
+
+	do {
+		merged = b->merged;
+		more = nta_bins_flush_some(&b->bins, &c->pool, NTA_FLUSH_BATCH,
+					   &b->released);
+		merged = b->merged - merged;
+		EXPECT(more ? merged == NTA_FLUSH_BATCH :
+			      merged <= NTA_FLUSH_BATCH,
+		       "a batch merged %lu objects, more left: %d", merged,
+		       more);
+		h_release(c, &b->released);
+	} while (more);
+	EXPECT(!nta_bins_units(&b->bins), "%u units left in the bins",
+	       nta_bins_units(&b->bins));
+	b->flushes++;
 }
 
 /* nta_drain_this_cpu() with @trim: the flush, then nta_spares_reset(). */

@@ -8,7 +8,7 @@
  *
  * Left out, as the harness has no per-CPU state, lock or timer: the
  * fast-path mark, the decay timer (the tests call bins_decay() for a
- * tick) and its flush of idle bins (the tests call bins_flush()), frees
+ * tick) and its flush of idle bins (the tests call bins_flush_idle()), frees
  * from another CPU before they reach the owner (batches, the pending bit:
  * bins_free_drained() starts where nta_batch_free_one() does, with the
  * object checked), NTA switched off, a drain nested in the fast path or
@@ -50,6 +50,8 @@ void bins_init(struct bins *b);
 void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,
 	      unsigned int keep);
 void bins_flush(struct hcpu *c, struct bins *b);
+/* The decay tick's flush of idle bins, a batch per hold of the lock. */
+void bins_flush_idle(struct hcpu *c, struct bins *b);
 /* The flush of trim, shrinker, hotplug, switch-off: also @shift back to 0. */
 void bins_reset(struct hcpu *c, struct bins *b);
 /* The end of one nta_batch_drain(): an overflow in it raises @shift. */

@@ -607,7 +607,7 @@ static void model_flush(struct model *m, bool full, bool reset)
 	if (reset)
 		bins_reset(m->c, m->b);
 	else
-		bins_flush(m->c, m->b);
+		bins_flush_idle(m->c, m->b);
 	m->flushes++;
 	if (reset) {
 		m->tick_overflows = 0;

@@ -2708,7 +2708,7 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 
 /*
  * Bins that sit idle decay: objects parked on a CPU that then makes no
- * fast-path allocation or free are merged into the pool within two
+ * fast-path allocation are merged into the pool within two
  * NTA_BIN_DECAY ticks, and the tick that finds the bins empty shuts them:
  * the next free parks through a slow path, which opens them and starts
  * the tick again, so that no object waits in bins no tick looks at.
@@ -2734,7 +2734,7 @@ static void nta_bin_decay(struct kunit *test)
 	KUNIT_ASSERT_GE(test, nta_bins_units_seen(&c->bins),
 			ARRAY_SIZE(objs) * nta_size_to_units(300));
 
-	/* This CPU now only sleeps: no allocation or free of its own. */
+	/* This CPU now only sleeps: no allocation of its own. */
 	for (ms = 0; ms < 5000 && nta_bins_units_seen(&c->bins); ms += 50)
 		msleep(50);
 	kunit_info(test, "bins merged after %u ms (tick %u ms)\n", ms,
