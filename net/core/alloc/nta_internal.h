@@ -71,18 +71,24 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_GROW_BACKOFF	(HZ / 10)
 
 /*
- * Batched remote frees (nta_remote.c): a CPU collects the objects it
- * frees for another CPU in a batch per owner and publishes a full one with
- * a single llist_add(); the owner frees the batch's objects in its next
- * slow path and sends the batch home.  Each CPU owns NTA_BATCHES_PER_CPU
- * batches, so the free path allocates nothing; NTA_BATCH_SLOTS of them may
- * be open at once, for owners that differ modulo NTA_BATCH_SLOTS.  An open
- * batch waits at most NTA_BATCH_DELAY before it is published half full.  A batch comes home only
- * after its owner drained it, so a freer that runs ahead of a busy owner
- * needs enough of them, or it falls back to the pending bit (four atomics
- * a free).
+ * Batched remote frees (nta_remote.c): a CPU collects the objects it frees
+ * for another CPU in a batch per owner and publishes a full one (or one
+ * that holds NTA_BATCH_UNITS) with a single llist_add(); the owner frees
+ * the batch's objects in its next slow path and sends the batch home.  Each
+ * CPU owns NTA_BATCHES_PER_CPU batches, so the free path allocates nothing;
+ * NTA_BATCH_SLOTS of them may be open at once, for owners that differ
+ * modulo NTA_BATCH_SLOTS.  An open batch waits at most NTA_BATCH_DELAY
+ * before it is published half full.  A batch comes home only after its
+ * owner drained it, so a freer that runs ahead of a busy owner needs enough
+ * of them, or it falls back to the pending bit (four atomics a free).
  */
 #define NTA_BATCH_MAX		24
+/*
+ * A batch is published at once when its objects reach this many units
+ * (two blocks): until their owner drains them, they keep their blocks
+ * from going back, and 24 heads of 8 KiB would keep 24 blocks.
+ */
+#define NTA_BATCH_UNITS		(2 * NTA_BLOCK_UNITS)
 #define NTA_BATCH_SLOTS		4
 #define NTA_BATCHES_PER_CPU	32
 #define NTA_BATCH_DELAY		(HZ >= 100 ? HZ / 100 : 1)
@@ -94,6 +100,7 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
  * @owner: the CPU whose objects it holds
  * @home: the CPU that owns the batch
  * @nr: objects collected
+ * @held: their units (NTA_BATCH_UNITS)
  * @gen: each object's generation byte (struct nta_unit_meta) when freed
  * @units: and its length in units
  * @obj: the objects
@@ -106,6 +113,7 @@ struct nta_batch {
 	u16 owner;
 	u16 home;
 	u8 nr;
+	u16 held;
 	u8 gen[NTA_BATCH_MAX];
 	u8 units[NTA_BATCH_MAX];
 	void *obj[NTA_BATCH_MAX];

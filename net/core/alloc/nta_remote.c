@@ -235,6 +235,7 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 			return false;
 		b->owner = owner;
 		b->nr = 0;
+		b->held = 0;
 		c->batch_open[slot] = b;
 		if (!timer_pending(&c->batch_timer)) {
 			nta_count(NTA_CTR(remote_atomics), 1);
@@ -247,7 +248,8 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 	b->gen[b->nr] = nta_gen(blk, unit);
 	b->units[b->nr] = nta_size_to_units(size);
 	b->obj[b->nr] = ptr;
-	if (++b->nr == NTA_BATCH_MAX)
+	b->held += b->units[b->nr];
+	if (++b->nr == NTA_BATCH_MAX || b->held >= NTA_BATCH_UNITS)
 		nta_batch_publish(c, true, slot);
 	return true;
 }

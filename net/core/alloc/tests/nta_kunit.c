@@ -1523,6 +1523,45 @@ static void nta_batch_free_drain(struct kunit *test)
 }
 
 /*
+ * A batch of large objects is published once it holds NTA_BATCH_UNITS,
+ * long before NTA_BATCH_MAX objects: until the owner drains them, they
+ * keep their blocks from going back.
+ */
+static void nta_batch_large_published(struct kunit *test)
+{
+	const unsigned int size = 8000, units = nta_size_to_units(size);
+	const unsigned int k = DIV_ROUND_UP(NTA_BATCH_UNITS, units);
+	struct nta_stats s0, s1;
+	unsigned int owner;
+	struct nta_tobjs *o;
+	int other;
+
+	nta_tneed_ready(test);
+	nta_tneed_reserve(test);
+	if (size > nta_max_size())
+		kunit_skip(test, "objects of %u bytes are too large", size);
+	KUNIT_ASSERT_LT(test, k, NTA_BATCH_MAX);
+	owner = nta_tpin_batched(test, &other);
+	nta_tstats(&s0);
+	o = nta_talloc_objs(test, k, size);
+
+	/* One short of the units: the batch stays with the freer. */
+	nta_tfree_on(test, other, o, 0, k - 1, true);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	/* The object that makes it hold NTA_BATCH_UNITS publishes it. */
+	nta_tfree_on(test, other, o, k - 1, k, true);
+	KUNIT_EXPECT_FALSE(test, nta_tinbox_empty(owner));
+
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), k);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), k);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 0);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+}
+
+/*
  * A batched free of an object that its owner then frees and hands out
  * again is refused by the owner's drain: the object's new user keeps it,
  * its bytes and its neighbours' untouched, and the pool is intact.
@@ -3374,6 +3413,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_local_init_on_free),
 	KUNIT_CASE(nta_merged_init_on_free),
 	KUNIT_CASE(nta_batch_free_drain),
+	KUNIT_CASE(nta_batch_large_published),
 	KUNIT_CASE(nta_drain_long_queue),
 	KUNIT_CASE(nta_batch_stale_double_free),
 	KUNIT_CASE(nta_batch_timer),
