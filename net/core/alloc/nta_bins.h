@@ -333,20 +333,6 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 	}
 }
 
-/*
- * Empty every bin: before the pool grows, on trim, hotplug and switch-off,
- * and when they sit idle (the decay tick).
- */
-static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
-				  struct list_head *released)
-{
-	unsigned int u;
-
-	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++)
-		if (b->slot[u].head)
-			nta_bin_trim(b, pool, u, 0, released);
-}
-
 /* Objects an idle-bin flush merges per hold of the lock (nta_decay_fn()). */
 #define NTA_FLUSH_BATCH		64
 
@@ -376,6 +362,16 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 		}
 	}
 	return false;
+}
+
+/*
+ * Empty every bin at once: before the pool grows, on trim, hotplug and
+ * switch-off (the decay tick empties idle ones a batch at a time).
+ */
+static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
+				  struct list_head *released)
+{
+	nta_bins_flush_some(b, pool, UINT_MAX, released);
 }
 
 /*

@@ -1317,7 +1317,17 @@ static void nta_remote_stranded(struct kunit *test)
 	/* The bound plus a generous allowance for an emulated machine. */
 	KUNIT_EXPECT_LE(test, waited, NTA_STRANDED_DELAY + HZ);
 	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2 + nta_tfast_pairs);
-	KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, kicks), 1);
+	/*
+	 * Kicked by the timer, unless the owner drained on a slow path of its
+	 * own before the timer was due: its decay tick may shut its bins
+	 * while the loop's object is out, and the next free then takes the
+	 * slow path, which drains (seen once: drained after 80 ms, no kick).
+	 */
+	if (waited < NTA_STRANDED_DELAY)
+		kunit_info(test, "drained before the timer, %lld kicks\n",
+			   NTA_D(&s0, &s1, kicks));
+	else
+		KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, kicks), 1);
 }
 
 /*
