@@ -552,9 +552,11 @@ static void nta_decay_fn(struct timer_list *t)
 		nta_decay_flush_idle(c);
 	if (empty || idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
+		/*
+		 * Idle bins were merged above; what interrupts parked since
+		 * waits for the next tick, rather than an unbounded flush here.
+		 */
 		c = nta_slow_lock(&flags, &has_mark);
-		if (has_mark && idle)
-			nta_bins_flush(&c->bins, &c->pool, &released);
 		if (has_mark) {
 			nta_bins_decay(&c->bins, &c->pool, &released);
 			nta_spares_decay(c, &released);

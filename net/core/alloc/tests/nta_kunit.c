@@ -209,6 +209,12 @@ static bool nta_tinbox_empty(unsigned int cpu)
 	return llist_empty(&nta_tcpu(cpu)->batch_inbox);
 }
 
+/* Frees queued for @owner: published batches or blocks on its list. */
+static bool nta_tqueued(unsigned int owner)
+{
+	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
+}
+
 /*
  * Frees of this CPU's still on their way to @owner: in an open batch, in
  * its inbox or on its remote list.  A racy look, for polling only.
@@ -223,7 +229,7 @@ static bool nta_tqueued_for(unsigned int owner)
 		if (data_race(c->batch_open[slot]))
 			return true;
 	}
-	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
+	return nta_tqueued(owner);
 }
 
 static void nta_tfree_range(void *arg)
@@ -1415,11 +1421,6 @@ static void nta_tshrink_on(void *arg)
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 1 };
 
 	nta_shrink_scan(NULL, &sc);
-}
-
-static bool nta_tqueued(unsigned int owner)
-{
-	return !nta_tinbox_empty(owner) || !nta_tremote_empty(owner);
 }
 
 static void nta_drain_long_queue(struct kunit *test)
