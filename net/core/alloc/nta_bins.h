@@ -239,28 +239,28 @@ static __always_inline bool nta_bin_has_fast_room(const struct nta_bins *b,
 }
 
 /*
- * An object goes into its bin: no longer live, but not merged yet either.
- * @meta is its first unit's, which the caller has checked.
+ * An object whose length byte its caller has already cleared goes into
+ * its bin: no longer live, but not merged yet either.
  */
 static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
-					   unsigned int units,
-					   struct nta_unit_meta *meta)
+					   unsigned int units)
 {
 	struct nta_bin *bin = &b->slot[units];
 
-	WRITE_ONCE(meta->cls, 0);
 	nta_bin_set_next(ptr, units, bin->head);
 	bin->head = ptr;
 	bin->nr++;
 	b->room -= units;
 }
 
+/* An object goes into its bin; the caller has checked its length byte. */
 static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
-	__nta_bin_park(b, ptr, units, &blk->meta[nta_unit_of(blk, ptr)]);
+	WRITE_ONCE(blk->meta[nta_unit_of(blk, ptr)].cls, 0);
+	__nta_bin_park(b, ptr, units);
 }
 
 /*

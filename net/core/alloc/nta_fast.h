@@ -67,13 +67,29 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 }
 
 /*
- * The owner's free on its fast path, under the mark: unit aligned, live
- * with this length (which also means outside the header and not parked
- * in a bin), no remote free in flight, and room in its bin and in the
- * open bins (shut bins have none: a slow path opens them).  Returns
- * false, with nothing written, for the slow path.  Only nta_free_wiped()
- * passes @wipe (init_on_free): the memset() is a call, and without one a
- * free saves no registers.
+ * The owner takes back an object it handed out as @units units long: its
+ * length byte goes from @units to 0, or the free is not the owner's to
+ * make on its fast path.  The compare and the store are one
+ * cmpxchg_local(), which no interrupt on this CPU can split: an interrupt
+ * that frees @ptr again (a double free) finds the byte 0 and is refused,
+ * or it frees first and this claim fails.
+ */
+static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
+					   unsigned int units)
+{
+	u8 cls = units;
+
+	return try_cmpxchg_local(&meta->cls, &cls, 0);
+}
+
+/*
+ * The owner's free on its fast path, under the mark: a size NTA serves,
+ * unit aligned, no remote free in flight, room in its bin and in the open bins (shut bins
+ * have none: a slow path opens them), and live with this length (which
+ * also means outside the header and not parked in a bin), claimed last.
+ * Returns false, with nothing written, for the slow path.  Only
+ * nta_free_wiped() passes @wipe (init_on_free): the memset() is a call,
+ * and without one a free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  struct nta_block *blk, void *ptr,
@@ -83,16 +99,17 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	unsigned long addr = (unsigned long)ptr;
 	unsigned int unit = (addr >> NTA_UNIT_SHIFT) & (NTA_BLOCK_UNITS - 1);
 	unsigned int units = nta_size_to_units(size);
-	struct nta_unit_meta *meta = &blk->meta[unit];
 
-	if (unlikely((addr & (NTA_UNIT - 1)) || meta->cls != units ||
+	/* The size first: the claim compares a byte, the bins index slots. */
+	if (unlikely(size - 1 >= NTA_MAX_SIZE || (addr & (NTA_UNIT - 1)) ||
 		     test_bit(unit, blk->pending) ||
-		     !nta_bin_has_fast_room(&c->bins, units)))
+		     !nta_bin_has_fast_room(&c->bins, units) ||
+		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);
 	nta_hook_free(ptr, size);
-	__nta_bin_park(&c->bins, ptr, units, meta);
+	__nta_bin_park(&c->bins, ptr, units);
 	nta_account(c, true, size, -1);
 	return true;
 }

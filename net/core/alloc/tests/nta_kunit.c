@@ -508,6 +508,7 @@ enum nta_tgbad_kind {
 	NTA_TG_SMALLER,
 	NTA_TG_LARGER,
 	NTA_TG_ZERO,
+	NTA_TG_BYTE_WRAP,
 	/* Live objects of NTA's whose block header was forged. */
 	NTA_TG_FORGED,
 	NTA_TG_FORGED_PENDING,
@@ -534,6 +535,8 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "size_smaller", NTA_TG_SMALLER },
 	{ "size_larger", NTA_TG_LARGER },
 	{ "size_zero", NTA_TG_ZERO },
+	/* Beyond any object, and its units the object's modulo 256. */
+	{ "size_byte_wrap", NTA_TG_BYTE_WRAP },
 	{ "foreign_kmalloc", NTA_TG_KMALLOC },
 	{ "foreign_vmalloc", NTA_TG_VMALLOC },
 	{ "foreign_fake_block", NTA_TG_FAKE_BLOCK },
@@ -561,6 +564,7 @@ static const struct nta_tgbad nta_tgbad_cases[] = {
 	{ "trusted_size_smaller", NTA_TG_SMALLER, true },
 	{ "trusted_size_larger", NTA_TG_LARGER, true },
 	{ "trusted_size_zero", NTA_TG_ZERO, true },
+	{ "trusted_size_byte_wrap", NTA_TG_BYTE_WRAP, true },
 	{ "trusted_foreign_kmalloc", NTA_TG_KMALLOC, true },
 	{ "trusted_fake_block_other_cpu", NTA_TG_FAKE_OTHER, true },
 	{ "trusted_fake_block_nested", NTA_TG_FAKE_NESTED, true },
@@ -636,6 +640,9 @@ static void nta_free_bad_input(struct kunit *test)
 		break;
 	case NTA_TG_ZERO:
 		bad_size = 0;
+		break;
+	case NTA_TG_BYTE_WRAP:
+		bad_size = size + 256 * NTA_UNIT;
 		break;
 	case NTA_TG_KMALLOC:
 		foreign = kmalloc(size, GFP_KERNEL);
