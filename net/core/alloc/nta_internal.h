@@ -85,10 +85,10 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_BATCH_MAX		24
 /*
  * A batch is published at once when its objects reach this many units
- * (two blocks): until their owner drains them, they keep their blocks
+ * (four blocks): until their owner drains them, they keep their blocks
  * from going back, and 24 heads of 8 KiB would keep 24 blocks.
  */
-#define NTA_BATCH_UNITS		(2 * NTA_BLOCK_UNITS)
+#define NTA_BATCH_UNITS		(4 * NTA_BLOCK_UNITS)
 #define NTA_BATCH_SLOTS		4
 #define NTA_BATCHES_PER_CPU	32
 #define NTA_BATCH_DELAY		(HZ >= 100 ? HZ / 100 : 1)
