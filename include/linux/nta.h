@@ -38,8 +38,9 @@
  * units.  A request is rounded up to a unit, not to a power of two; an
  * object freed into the pool is merged with its free neighbours at once,
  * so the pool defragments itself; an object freed on another CPU goes
- * back to the CPU that owns it; and each CPU keeps a small reserve of
- * blocks, first come, first served for every alloc_skb() user on that CPU.
+ * back to the CPU that owns it; and with ``nta_reserve=`` each CPU keeps
+ * a reserve of blocks, first come, first served for every alloc_skb()
+ * user on that CPU.
  * NIC receive heads built on page fragments or page_pool pages never come
  * from NTA.  In front of the pool, per-CPU bins of exact lengths serve the
  * common case without disabling interrupts.  When NTA cannot serve a
