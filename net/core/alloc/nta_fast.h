@@ -84,12 +84,12 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 
 /*
  * The owner's free on its fast path, under the mark: a size NTA serves,
- * unit aligned, no remote free in flight, room in its bin and in the open bins (shut bins
- * have none: a slow path opens them), and live with this length (which
- * also means outside the header and not parked in a bin), claimed last.
- * Returns false, with nothing written, for the slow path.  Only
- * nta_free_wiped() passes @wipe (init_on_free): the memset() is a call,
- * and without one a free saves no registers.
+ * unit aligned, no remote free in flight, room in its bin and in the
+ * open bins (shut bins have none: a slow path opens them), and live with
+ * this length (which also means outside the header and not parked in a
+ * bin), claimed last.  Returns false, with nothing written, for the slow
+ * path.  Only nta_free_wiped() passes @wipe (init_on_free): the memset()
+ * is a call, and without one a free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  struct nta_block *blk, void *ptr,
