@@ -120,8 +120,10 @@ static void nta_clear_cls(struct nta_block *blk)
 {
 	unsigned int i;
 
-	for (i = 0; i < NTA_BLOCK_UNITS; i++)
+	for (i = 0; i < NTA_BLOCK_UNITS; i++) {
 		blk->meta[i].cls = 0;
+		blk->meta[i].gen &= ~NTA_GEN_CLAIMED;
+	}
 }
 
 /**
@@ -139,6 +141,9 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
 	/* meta[].cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
+	/* A remote free claims an object through an aligned word. */
+	BUILD_BUG_ON(offsetof(struct nta_block, meta) %
+		     sizeof(union nta_meta_pair));
 
 	/* meta[].gen is left as the embedder set it (nta_pools.c: random bytes). */
 	memset(blk, 0, offsetof(struct nta_block, meta));
@@ -311,12 +316,14 @@ enum nta_bad_free nta_pool_free_checked(struct nta_pool *pool, void *ptr,
  * Any context on any CPU may call this concurrently with the owner and
  * with other remote freers, inside an RCU read-side critical section.  It
  * checks the object's @cls byte (start and size) and writes nothing into
- * the object: it sets the object's @pending bit, which makes a second free
- * of the same object fail, and queues the block on @owner's remote list
- * unless it is there already.  One atomic per object, three more per block
- * queued.  Once the bit is set the owner may free the object and give
- * back the block before this function reads @queued: the embedder frees a
- * block's memory only after an RCU grace period.
+ * the object: it claims the object in the block header in the same atomic
+ * step as the check (nta_unit_claim_remote(), which makes a second free of
+ * the same object fail), sets its @pending bit for the owner's drain, and
+ * queues the block on @owner's remote list unless it is there already.
+ * Two atomics per object, three more per block queued.  Once the bit is
+ * set the owner may free the object and give back the block before this
+ * function reads @queued: the embedder frees a block's memory only after
+ * an RCU grace period.
  *
  * Return: NTA_FREE_OK, or why the free must be refused.
  */
@@ -328,11 +335,14 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 	enum nta_bad_free why;
 
 	*queued = 0;
-	why = nta_check_object(blk, ptr, size);
-	if (why)
-		return why;
-	if (test_and_set_bit(unit, blk->pending))
-		return NTA_FREE_PENDING;
+	do {
+		why = nta_check_object(blk, ptr, size);
+		if (why)
+			return why;
+	} while (!nta_unit_claim_remote(blk, unit, nta_size_to_units(size)));
+	set_bit(unit, blk->pending);
+	/* Orders the bit before the read of @queued below. */
+	smp_mb__after_atomic();
 	/*
 	 * The bit is set, fully ordered, before @queued is read; the owner
 	 * clears @queued, fully ordered, before it looks at @pending again
@@ -356,6 +366,7 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 {
 	unsigned int i, unit, units, count = 0;
 	unsigned long bits;
+	u8 gen;
 
 	for (i = 0; i < NTA_BITMAP_LONGS; i++) {
 		if (!READ_ONCE(blk->pending[i]))
@@ -364,17 +375,24 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 		pool->atomics++;
 		for (; bits; bits &= bits - 1) {
 			unit = i * BITS_PER_LONG + __ffs(bits);
-			units = blk->meta[unit].cls;
+			gen = nta_gen(blk, unit);
+			units = nta_cls(blk, unit);
 			/*
-			 * No longer live: a double free that raced with the
-			 * owner's own free of the object.  Report, write
-			 * nothing.
+			 * No longer live (or handed out again, which cleared
+			 * the claim): a double free that raced with the
+			 * owner's own free of the object.  Report, and write
+			 * nothing but the claim's bit on a unit that holds no
+			 * live object.
 			 */
-			if (unlikely(!units)) {
+			if (unlikely(!units || !(gen & NTA_GEN_CLAIMED))) {
+				if (!units)
+					nta_set_gen(blk, unit,
+						    gen & ~NTA_GEN_CLAIMED);
 				nta_report_bad_free(pool, nta_unit_addr(blk, unit),
 						    0, NTA_FREE_NOT_ALLOCATED);
 				continue;
 			}
+			nta_set_gen(blk, unit, gen & ~NTA_GEN_CLAIMED);
 			/* Wiped only now that the owner has checked it. */
 			if (pool->init_on_free)
 				memset(nta_unit_addr(blk, unit), 0,
@@ -645,6 +663,11 @@ static void nta_check_block(const struct nta_pool *pool,
 	    !READ_ONCE(blk->queued))
 		nta_check_bad(ck, "block %p: remote frees pending, not queued",
 			      blk);
+	/* ... and just after it claimed the object. */
+	for_each_set_bit(i, blk->pending, NTA_BLOCK_UNITS)
+		if (!(blk->meta[i].gen & NTA_GEN_CLAIMED))
+			nta_check_bad(ck, "block %p: pending bit on unclaimed unit %u",
+				      blk, i);
 	/* A length byte sits on an object's start and says its length. */
 	for (i = 0; i < NTA_BLOCK_UNITS; i++)
 		if (blk->meta[i].cls &&

@@ -47,15 +47,31 @@
  * @cls: the length in units of the live object that starts at the unit,
  *	0 anywhere else (free, inside an object, the header, or the start of
  *	an object parked in a per-CPU bin of the kernel glue)
- * @gen: bumped each time an object that starts at the unit is handed out
- *	(nta_mark_live()): a free that waits in a batch (the kernel glue's
- *	batched remote frees) records it, so that the owner can tell a free
- *	of the object it was given from a late second free of an object that
- *	was freed and handed out again meanwhile
+ * @gen: bumped by NTA_GEN_STEP each time an object that starts at the
+ *	unit is handed out (nta_mark_live()): a free that waits in a batch
+ *	(the kernel glue's batched remote frees) records it, so that the
+ *	owner can tell a free of the object it was given from a late second
+ *	free of an object that was freed and handed out again meanwhile.
+ *	Its low bit, NTA_GEN_CLAIMED, is set while the object waits for its
+ *	owner after a free through its pending bit (nta_remote_free()), and
+ *	cleared when the unit is handed out again.
  */
 struct nta_unit_meta {
 	u8 cls;
 	u8 gen;
+};
+
+#define NTA_GEN_CLAIMED		1
+#define NTA_GEN_STEP		2
+
+/*
+ * Two units' bytes as one word: a remote free claims an object with one
+ * compare-and-exchange of the aligned word that holds its length and
+ * generation bytes (nta_unit_claim_remote()).
+ */
+union nta_meta_pair {
+	u32 word;
+	struct nta_unit_meta meta[2];
 };
 
 /**
@@ -131,6 +147,12 @@ static __always_inline void nta_set_cls(struct nta_block *blk,
 					unsigned int unit, unsigned int units)
 {
 	WRITE_ONCE(blk->meta[unit].cls, units);
+}
+
+static __always_inline void nta_set_gen(struct nta_block *blk,
+					unsigned int unit, u8 gen)
+{
+	WRITE_ONCE(blk->meta[unit].gen, gen);
 }
 
 #define NTA_HDR_UNITS		DIV_ROUND_UP(sizeof(struct nta_block), NTA_UNIT)

@@ -44,12 +44,17 @@ static inline void nta_llist_requeue(struct llist_node *first,
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
+	BUILD_BUG_ON(NTA_GEN_STEP != 2 * NTA_GEN_CLAIMED);
 	/*
-	 * A plain increment (one instruction on x86, where WRITE_ONCE()
-	 * took three): the owner is the generation's only writer and a byte
-	 * store cannot tear, so the racing readers (remote frees, nta_gen())
-	 * see the old value or the new one.
+	 * Up to the next even value: the next generation, with the claim of
+	 * a double free that raced with the owner's own free cleared.  Plain
+	 * writes: remote frees claim only live objects, and this one is not
+	 * live yet (its length byte is 0), so the owner is the only writer;
+	 * a byte store cannot tear, so racing readers (remote frees,
+	 * nta_gen()) see a whole value.
 	 */
+	data_race(blk->meta[unit].gen |= NTA_GEN_CLAIMED);
+	/* The same byte, for the same reason. */
 	data_race(blk->meta[unit].gen++);
 	nta_set_cls(blk, unit, units);
 }
@@ -269,12 +274,13 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 }
 
 /*
- * The checks any CPU can make: the object's own @cls byte and @pending
- * bit, which do not change while it is live.  A live object's @cls is its
- * length, so one compare says that @ptr starts an object, that @size is
- * its size, and that it was not freed already.  Another CPU's read races
- * with the owner only when the free is bad anyway; the owner checks again
- * when it drains.
+ * The checks any CPU can make: the object's own @cls byte, which does not
+ * change while it is live, and whether another CPU freed it through its
+ * pending bit (NTA_GEN_CLAIMED).  A live object's @cls is its length, so
+ * one compare says that @ptr starts an object, that @size is its size,
+ * and that it was not freed already.  Another CPU's read races with the
+ * owner only when the free is bad anyway; the owner checks again when it
+ * drains.
  */
 static __always_inline enum nta_bad_free
 nta_check_object(const struct nta_block *blk, const void *ptr,
@@ -289,11 +295,43 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 	cls = nta_cls(blk, unit);
 	if (unlikely(!cls))
 		return NTA_FREE_NOT_ALLOCATED;
-	if (unlikely(test_bit(unit, blk->pending)))
+	if (unlikely(nta_gen(blk, unit) & NTA_GEN_CLAIMED))
 		return NTA_FREE_PENDING;
 	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
 		return NTA_FREE_WRONG_SIZE;
 	return NTA_FREE_OK;
+}
+
+/*
+ * Another CPU claims the live object of @units units at @unit for its
+ * owner to free: NTA_GEN_CLAIMED is set in its generation if its length
+ * byte still says @units and nobody claimed it yet, in one
+ * compare-and-exchange of the aligned word that holds both bytes.  So the
+ * check and the claim see the same object: one that the owner freed and
+ * handed out again after a check can no longer be claimed in its place.
+ * The word also holds a neighbour's bytes, which the owner may change
+ * meanwhile: then look again.  The length byte is left alone: the owner
+ * writes it with stores that are atomic only on its own CPU (the fast
+ * free's cmpxchg_local()).  Returns false, with nothing written, when the
+ * object is not live with that length or already claimed.
+ */
+static __always_inline bool nta_unit_claim_remote(struct nta_block *blk,
+						  unsigned int unit,
+						  unsigned int units)
+{
+	union nta_meta_pair *pair = (void *)&blk->meta[unit & ~1U];
+	unsigned int i = unit & 1;
+	union nta_meta_pair old, new;
+
+	old.word = READ_ONCE(pair->word);
+	do {
+		if (old.meta[i].cls != units ||
+		    (old.meta[i].gen & NTA_GEN_CLAIMED))
+			return false;
+		new = old;
+		new.meta[i].gen |= NTA_GEN_CLAIMED;
+	} while (!try_cmpxchg(&pair->word, &old.word, new.word));
+	return true;
 }
 
 /*

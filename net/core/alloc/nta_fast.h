@@ -72,24 +72,32 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * make on its fast path.  The compare and the store are one
  * cmpxchg_local(), which no interrupt on this CPU can split: an interrupt
  * that frees @ptr again (a double free) finds the byte 0 and is refused,
- * or it frees first and this claim fails.
+ * or it frees first and this claim fails.  Another CPU that freed @ptr
+ * through its pending bit claimed it first (nta_unit_claim_remote()), even
+ * if its compare-and-exchange fell inside this one: then the length byte
+ * is put back for the owner's drain, and the slow path refuses this free.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)
 {
 	u8 cls = units;
 
-	return try_cmpxchg_local(&meta->cls, &cls, 0);
+	if (unlikely(!try_cmpxchg_local(&meta->cls, &cls, 0)))
+		return false;
+	if (likely(!(READ_ONCE(meta->gen) & NTA_GEN_CLAIMED)))
+		return true;
+	WRITE_ONCE(meta->cls, units);
+	return false;
 }
 
 /*
  * The owner's free on its fast path, under the mark: a size NTA serves,
- * unit aligned, no remote free in flight, room in its bin and in the
- * open bins (shut bins have none: a slow path opens them), and live with
- * this length (which also means outside the header and not parked in a
- * bin), claimed last.  Returns false, with nothing written, for the slow
- * path.  Only nta_free_wiped() passes @wipe (init_on_free): the memset()
- * is a call, and without one a free saves no registers.
+ * unit aligned, room in its bin and in the open bins (shut bins have
+ * none: a slow path opens them), and live with this length (which also
+ * means outside the header and not parked in a bin) and not freed by
+ * another CPU, claimed last.  Returns false, with nothing changed, for
+ * the slow path.  Only nta_free_wiped() passes @wipe (init_on_free): the
+ * memset() is a call, and without one a free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
 					  struct nta_block *blk, void *ptr,
@@ -102,7 +110,6 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 
 	/* The size first: the claim compares a byte, the bins index slots. */
 	if (unlikely(size - 1 >= NTA_MAX_SIZE || (addr & (NTA_UNIT - 1)) ||
-		     test_bit(unit, blk->pending) ||
 		     !nta_bin_has_fast_room(&c->bins, units) ||
 		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;

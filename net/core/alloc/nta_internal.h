@@ -80,7 +80,7 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
  * modulo NTA_BATCH_SLOTS.  An open batch waits at most NTA_BATCH_DELAY
  * before it is published half full.  A batch comes home only after its
  * owner drained it, so a freer that runs ahead of a busy owner needs enough
- * of them, or it falls back to the pending bit (four atomics a free).
+ * of them, or it falls back to the pending bit (five atomics a free).
  */
 #define NTA_BATCH_MAX		24
 /*

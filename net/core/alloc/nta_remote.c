@@ -282,10 +282,9 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	unsigned int unit = nta_unit_of(blk, obj);
 	struct nta_pool *pool = &c->pool;
 
+	/* A free through the pending bit set the claim's bit in @gen. */
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
-		     blk->meta[unit].cls != units ||
-		     blk->meta[unit].gen != gen ||
-		     test_bit(unit, blk->pending))) {
+		     nta_cls(blk, unit) != units || nta_gen(blk, unit) != gen)) {
 		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
 		return 0;
 	}
@@ -434,8 +433,8 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 	nta_account(c, has_mark, size, -1);
 	if (batched)
 		return NTA_FREE_OK;
-	/* The pending bit; the block's queued flag, count and llist_add(). */
-	nta_count(NTA_CTR(remote_atomics), queued ? 4 : 1);
+	/* The claim and the pending bit; queued flag, count and llist_add(). */
+	nta_count(NTA_CTR(remote_atomics), queued ? 5 : 2);
 	if (likely(!queued))
 		return NTA_FREE_OK;
 	nta_note_queued(oc);

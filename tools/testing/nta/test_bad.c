@@ -195,15 +195,18 @@ static void test_bad_remote_size(void)
 	EXPECT(h_snapshot_same(&snap, &c->pool), "pool changed");
 	h_snapshot_free(&snap);
 
-	/* A free that raced with the owner: the drain refuses it. */
+	/* A free that raced with the owner's own free: the drain refuses it. */
 	EXPECT(nta_remote_free(&c->pool, a, 640, &queued) == NTA_FREE_OK && queued == 1,
 	       "a queued");
 	EXPECT(nta_check_free(blk, a, 640) == NTA_FREE_PENDING &&
 	       h_free(c, a, 640) == NTA_FREE_PENDING, "owner sees it pending");
+	EXPECT(blk->meta[ua].cls == 10 && (blk->meta[ua].gen & NTA_GEN_CLAIMED),
+	       "claimed: the generation's low bit set, the length byte kept");
 	blk->meta[ua].cls = 0;
 	EXPECT(h_drain(c) == 0, "the drain frees nothing");
 	EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 1 && h_last_bad_ptr == a &&
 	       h_last_bad_why == NTA_FREE_NOT_ALLOCATED, "reported once");
+	EXPECT(!(blk->meta[ua].gen & NTA_GEN_CLAIMED), "the claim's bit cleared");
 	blk->meta[ua].cls = 10;
 	EXPECT(!test_bit(ua, blk->pending) && nta_check_free(blk, a, 640) == NTA_FREE_OK &&
 	       filled(a, 0, 640, 0xaa), "a allocated, not pending, not a byte written");
@@ -486,8 +489,13 @@ static void test_bad_pool_check(void)
 	      "object start in free space", false);
 	PLANT(FLIP(blk->pending, ucc), FLIPPED(blk->pending, ucc),
 	      "pending bit on no object", false);
+	/* b is live: its length byte stands and nothing claimed it either. */
 	PLANT(FLIP(blk->pending, ub), FLIPPED(blk->pending, ub),
-	      "remote frees pending, not queued", true);
+	      "remote frees pending, not queued", false);
+	blk->queued = 1;
+	PLANT(FLIP(blk->pending, ub), FLIPPED(blk->pending, ub),
+	      "pending bit on unclaimed unit", true);
+	blk->queued = 0;
 	PLANT(blk->meta[ub].cls, 3, "length byte 3", true);
 	PLANT(blk->meta[ucc].cls, 1, "length byte 1", true);
 	/* A used unit inside a free chunk, at its end: not merged either. */
