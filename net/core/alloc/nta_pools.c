@@ -192,7 +192,7 @@ bool nta_owns(const void *ptr)
 /*
  * Generations start random: a batched free that outlived a block given
  * back and taken again must not match a fresh hand-out.  A stale entry has
- * to miss (1 in 256), not to resist a guess, so one random word per block
+ * to miss (1 in 128), not to resist a guess, so one random word per block
  * spread over the units does, at a fraction of the cost of random bytes
  * for all of them.  Written a word of @meta at a time, length bytes
  * included: nta_pool_add_block() clears those and keeps the generations.
