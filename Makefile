@@ -27,7 +27,7 @@
 #                                   (out/check-rt/), then on a KCSAN kernel
 #                                   (out/check-kcsan/); not part of make check
 #   make bench-micro                bench kernel, in-kernel microbenchmark table only (out/bench-micro/)
-#   make bench-uml                  the same microbenchmark at native speed under User-Mode Linux
+#   make bench-uml                  the same microbenchmark under User-Mode Linux (leans toward NTA)
 #   make bench-icount               the same in guest instructions per pair, deterministic (QEMU -icount)
 #   make clean / make distclean     remove builds / all of out/
 
