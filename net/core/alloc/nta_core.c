@@ -142,6 +142,7 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 	/* meta[].cls holds an object's length in units in a byte. */
 	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 	/* A remote free claims an object through an aligned word. */
+	BUILD_BUG_ON(sizeof(union nta_meta_pair) != sizeof(u32));
 	BUILD_BUG_ON(offsetof(struct nta_block, meta) %
 		     sizeof(union nta_meta_pair));
 
@@ -332,16 +333,21 @@ enum nta_bad_free nta_remote_free(struct nta_pool *owner, void *ptr,
 {
 	struct nta_block *blk = nta_block_of(ptr);
 	unsigned int unit = nta_unit_of(blk, ptr);
+	struct nta_unit_meta seen;
 	enum nta_bad_free why;
 
 	*queued = 0;
-	do {
-		why = nta_check_object(blk, ptr, size);
-		if (why)
-			return why;
-	} while (!nta_unit_claim_remote(blk, unit, nta_size_to_units(size)));
+	seen = nta_unit_seen(blk, unit);
+	/* The bytes before the check: the claim wants the object it saw. */
+	smp_rmb();
+	why = nta_check_object(blk, ptr, size);
+	if (why)
+		return why;
+	/* Freed, or freed and handed out again, since it was checked. */
+	if (!nta_unit_claim_remote(blk, unit, seen))
+		return nta_check_object(blk, ptr, size) ?: NTA_FREE_NOT_ALLOCATED;
 	set_bit(unit, blk->pending);
-	/* Orders the bit before the read of @queued below. */
+	/* The bit before @queued is read, as below. */
 	smp_mb__after_atomic();
 	/*
 	 * The bit is set, fully ordered, before @queued is read; the owner
@@ -392,6 +398,8 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 						    0, NTA_FREE_NOT_ALLOCATED);
 				continue;
 			}
+			/* Not live first: no other CPU can claim it again. */
+			nta_set_cls(blk, unit, 0);
 			nta_set_gen(blk, unit, gen & ~NTA_GEN_CLAIMED);
 			/* Wiped only now that the owner has checked it. */
 			if (pool->init_on_free)
@@ -665,7 +673,7 @@ static void nta_check_block(const struct nta_pool *pool,
 			      blk);
 	/* ... and just after it claimed the object. */
 	for_each_set_bit(i, blk->pending, NTA_BLOCK_UNITS)
-		if (!(blk->meta[i].gen & NTA_GEN_CLAIMED))
+		if (!(nta_gen(blk, i) & NTA_GEN_CLAIMED))
 			nta_check_bad(ck, "block %p: pending bit on unclaimed unit %u",
 				      blk, i);
 	/* A length byte sits on an object's start and says its length. */

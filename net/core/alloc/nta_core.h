@@ -47,8 +47,8 @@
  * @cls: the length in units of the live object that starts at the unit,
  *	0 anywhere else (free, inside an object, the header, or the start of
  *	an object parked in a per-CPU bin of the kernel glue)
- * @gen: bumped by NTA_GEN_STEP each time an object that starts at the
- *	unit is handed out (nta_mark_live()): a free that waits in a batch
+ * @gen: bumped to its next even value each time an object that starts
+ *	at the unit is handed out (nta_mark_live()): a free that waits in a batch
  *	(the kernel glue's batched remote frees) records it, so that the
  *	owner can tell a free of the object it was given from a late second
  *	free of an object that was freed and handed out again meanwhile.
@@ -62,7 +62,6 @@ struct nta_unit_meta {
 };
 
 #define NTA_GEN_CLAIMED		1
-#define NTA_GEN_STEP		2
 
 /*
  * Two units' bytes as one word: a remote free claims an object with one
@@ -99,12 +98,14 @@ union nta_meta_pair {
  * @meta keeps the size of every live object out of band: a free is checked
  * (start, size and double free) with one byte compare, and nothing is
  * written into an object before that check has passed.  A free from
- * another CPU writes nothing into the object at all: it sets the object's
- * @pending bit and queues the block, and the owner frees what it finds
- * pending.  The fields other CPUs write come first and share their cache
- * line with @pool, which every free reads beside the object's @pending
- * bit, and with @link, which changes when the block joins or leaves its
- * pool, not with the bitmaps the owner writes on every operation.
+ * another CPU writes nothing into the object at all: it claims the object
+ * in @meta, sets its @pending bit and queues the block, and the owner
+ * frees what it finds pending.  The other fields other CPUs write come
+ * first and share their cache line with @pool, which every free reads,
+ * and with @link, which changes when the block joins or leaves its pool,
+ * not with the bitmaps the owner writes on every operation; a claim
+ * writes the object's line of @meta, which only a double free makes the
+ * owner touch at the same time.
  *
  * A free reads an object's length byte, a batched remote free its
  * generation byte too, and a hand-out writes both: as pairs in one array,
@@ -128,8 +129,9 @@ struct nta_block {
 
 /*
  * A unit's length and generation bytes as any CPU may read them (a remote
- * free checks the one and records the other), and the owner's store of a
- * length byte.  The owner is their only writer: it also reads them plainly.
+ * free checks the one and records the other), and the owner's stores.
+ * Other CPUs write them only to claim a live object, with cmpxchg() on
+ * their word (nta_unit_claim_remote()).
  */
 static __always_inline unsigned int nta_cls(const struct nta_block *blk,
 					    unsigned int unit)

@@ -44,18 +44,13 @@ static inline void nta_llist_requeue(struct llist_node *first,
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
-	BUILD_BUG_ON(NTA_GEN_STEP != 2 * NTA_GEN_CLAIMED);
 	/*
 	 * Up to the next even value: the next generation, with the claim of
-	 * a double free that raced with the owner's own free cleared.  Plain
-	 * writes: remote frees claim only live objects, and this one is not
-	 * live yet (its length byte is 0), so the owner is the only writer;
-	 * a byte store cannot tear, so racing readers (remote frees,
-	 * nta_gen()) see a whole value.
+	 * a double free that raced with the owner's own free cleared.  Other
+	 * CPUs claim only live objects, and this one is not live yet (its
+	 * length byte is 0), so the owner is the only writer here.
 	 */
-	data_race(blk->meta[unit].gen |= NTA_GEN_CLAIMED);
-	/* The same byte, for the same reason. */
-	data_race(blk->meta[unit].gen++);
+	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
 	nta_set_cls(blk, unit, units);
 }
 
@@ -302,22 +297,31 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 	return NTA_FREE_OK;
 }
 
+/* The length and generation bytes of @unit, as a remote free first sees them. */
+static __always_inline struct nta_unit_meta
+nta_unit_seen(const struct nta_block *blk, unsigned int unit)
+{
+	const union nta_meta_pair *pair = (const void *)&blk->meta[unit & ~1U];
+	union nta_meta_pair seen = { .word = READ_ONCE(pair->word) };
+
+	return seen.meta[unit & 1];
+}
+
 /*
- * Another CPU claims the live object of @units units at @unit for its
- * owner to free: NTA_GEN_CLAIMED is set in its generation if its length
- * byte still says @units and nobody claimed it yet, in one
- * compare-and-exchange of the aligned word that holds both bytes.  So the
- * check and the claim see the same object: one that the owner freed and
- * handed out again after a check can no longer be claimed in its place.
- * The word also holds a neighbour's bytes, which the owner may change
- * meanwhile: then look again.  The length byte is left alone: the owner
- * writes it with stores that are atomic only on its own CPU (the fast
- * free's cmpxchg_local()).  Returns false, with nothing written, when the
- * object is not live with that length or already claimed.
+ * Another CPU claims the object at @unit for its owner to free: it sets
+ * NTA_GEN_CLAIMED in the object's generation if the unit's length and
+ * generation bytes are still @seen, read before the free was checked, in
+ * one compare-and-exchange of the aligned word that holds them.  So an
+ * object that the owner freed and handed out again since (a new
+ * generation) is not claimed in its place.  The word also holds a
+ * neighbour's bytes, which the owner may change meanwhile: then try again.
+ * The length byte is left alone: the owner writes it with stores that
+ * are atomic only on its own CPU (the fast free's cmpxchg_local()).
+ * Returns false, with nothing written, when the unit's bytes changed.
  */
 static __always_inline bool nta_unit_claim_remote(struct nta_block *blk,
 						  unsigned int unit,
-						  unsigned int units)
+						  struct nta_unit_meta seen)
 {
 	union nta_meta_pair *pair = (void *)&blk->meta[unit & ~1U];
 	unsigned int i = unit & 1;
@@ -325,8 +329,7 @@ static __always_inline bool nta_unit_claim_remote(struct nta_block *blk,
 
 	old.word = READ_ONCE(pair->word);
 	do {
-		if (old.meta[i].cls != units ||
-		    (old.meta[i].gen & NTA_GEN_CLAIMED))
+		if (old.meta[i].cls != seen.cls || old.meta[i].gen != seen.gen)
 			return false;
 		new = old;
 		new.meta[i].gen |= NTA_GEN_CLAIMED;

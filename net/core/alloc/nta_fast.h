@@ -8,7 +8,7 @@
  * An allocation takes the most recently freed object of its length from
  * this CPU's bins (nta_bins.h) under the fast-path mark, with no interrupt
  * disabled.  A free on the owning CPU checks the object against its
- * block's length byte and pending bit and parks it in its bin.  Everything
+ * block's length byte, claims it and parks it in its bin.  Everything
  * else (an empty or full bin, the mark held by the code this interrupted,
  * an object of another CPU, init_on_free) goes to a slow path.
  *
@@ -73,9 +73,12 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * cmpxchg_local(), which no interrupt on this CPU can split: an interrupt
  * that frees @ptr again (a double free) finds the byte 0 and is refused,
  * or it frees first and this claim fails.  Another CPU that freed @ptr
- * through its pending bit claimed it first (nta_unit_claim_remote()), even
- * if its compare-and-exchange fell inside this one: then the length byte
- * is put back for the owner's drain, and the slow path refuses this free.
+ * through its pending bit and claimed it first (nta_unit_claim_remote())
+ * is seen here: the length byte is put back for the owner's drain, and
+ * the slow path refuses this free.  A claim that races with this one may
+ * not be seen (no barrier between the store and the load); the drain then
+ * finds the length byte 0 and refuses that free instead.  @units is at
+ * most NTA_DATA_UNITS: the caller bounds the size.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)

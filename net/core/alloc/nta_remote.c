@@ -222,8 +222,16 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 	unsigned int unit = nta_unit_of(blk, ptr);
 	unsigned int slot = nta_batch_slot(c, owner);
 	struct nta_batch *b = c->batch_open[slot];
+	u8 gen;
 
-	/* The same checks as nta_remote_free(), and nothing written. */
+	/*
+	 * The same checks as nta_remote_free(), and nothing written.  The
+	 * generation first: a claim that comes after the check changes it,
+	 * and the owner then refuses this entry.
+	 */
+	gen = nta_gen(blk, unit);
+	/* The generation before the length byte, as nta_remote_free(). */
+	smp_rmb();
 	*why = nta_check_object(blk, ptr, size);
 	if (unlikely(*why))
 		return true;
@@ -245,7 +253,7 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 	}
 	/* Poisoned before the owner can hand it out again. */
 	nta_hook_free(ptr, size);
-	b->gen[b->nr] = nta_gen(blk, unit);
+	b->gen[b->nr] = gen;
 	b->units[b->nr] = nta_size_to_units(size);
 	b->obj[b->nr] = ptr;
 	b->held += b->units[b->nr];
@@ -284,7 +292,8 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 
 	/* A free through the pending bit set the claim's bit in @gen. */
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
-		     nta_cls(blk, unit) != units || nta_gen(blk, unit) != gen)) {
+		     nta_cls(blk, unit) != units ||
+		     nta_gen(blk, unit) != gen)) {
 		nta_report_bad_free(pool, obj, 0, NTA_FREE_NOT_ALLOCATED);
 		return 0;
 	}

@@ -212,6 +212,28 @@ static void test_bad_remote_size(void)
 	       filled(a, 0, 640, 0xaa), "a allocated, not pending, not a byte written");
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
 
+	/*
+	 * A remote claim takes the object that its check saw, not one freed
+	 * and handed out again at the same place since (review L2).
+	 */
+	{
+		unsigned int ub = h_unit(b);
+		struct nta_unit_meta seen = nta_unit_seen(blk, ub);
+		u8 gen0 = blk->meta[ub].gen;
+
+		EXPECT(h_free(c, b, 100) == NTA_FREE_OK, "b freed");
+		ASSERT(h_alloc(c, 100) == b, "b handed out again");
+		EXPECT(blk->meta[ub].gen != gen0, "a new generation");
+		EXPECT(!nta_unit_claim_remote(blk, ub, seen) &&
+		       !(blk->meta[ub].gen & NTA_GEN_CLAIMED),
+		       "the claim of the old object refused, nothing written");
+		seen = nta_unit_seen(blk, ub);
+		EXPECT(nta_unit_claim_remote(blk, ub, seen) &&
+		       (blk->meta[ub].gen & NTA_GEN_CLAIMED) && blk->meta[ub].cls == 2,
+		       "the new object claimed");
+		blk->meta[ub].gen &= ~NTA_GEN_CLAIMED;
+	}
+
 	/* Correct frees afterwards work, remote and local. */
 	EXPECT(h_free(other, a, 640) == NTA_FREE_OK && h_free(other, e, 1) == NTA_FREE_OK,
 	       "correct remote frees");
