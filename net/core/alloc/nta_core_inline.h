@@ -297,7 +297,7 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 	return NTA_FREE_OK;
 }
 
-/* The length and generation bytes of @unit, as a remote free first sees them. */
+/* @unit's length and generation bytes, as a remote free first sees them. */
 static __always_inline struct nta_unit_meta
 nta_unit_seen(const struct nta_block *blk, unsigned int unit)
 {
