@@ -337,7 +337,7 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 #define NTA_FLUSH_BATCH		64
 
 /*
- * Merge at most @max binned objects, most recently freed first, for a
+ * Merge at most @max binned objects, the oldest of each bin first, for a
  * caller that bounds its time with interrupts off and flushes a batch per
  * hold of the lock.  Returns whether objects are left.
  */
@@ -345,21 +345,17 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 				       struct nta_pool *pool, unsigned int max,
 				       struct list_head *released)
 {
-	struct nta_block *blk;
-	unsigned int u;
-	void *obj;
+	unsigned int u, nr, take;
 
 	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++) {
-		while ((obj = b->slot[u].head)) {
-			if (!max--)
-				return true;
-			b->slot[u].head = nta_bin_next(obj, u);
-			b->slot[u].nr--;
-			b->room += u;
-			blk = nta_block_of(obj);
-			nta_free_units(pool, blk, nta_unit_of(blk, obj), u,
-				       released);
-		}
+		nr = b->slot[u].nr;
+		if (!nr)
+			continue;
+		if (!max)
+			return true;
+		take = min(nr, max);
+		nta_bin_trim(b, pool, u, nr - take, released);
+		max -= take;
 	}
 	return false;
 }
