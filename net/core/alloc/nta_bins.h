@@ -355,6 +355,8 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 			return true;
 		take = min(nr, max);
 		nta_bin_trim(b, pool, u, nr - take, released);
+		if (take < nr)
+			return true;
 		max -= take;
 	}
 	return false;
