@@ -17,6 +17,8 @@
 #   make refresh                    branch nta (edited in out/tree) -> repo files and patches/
 #   make kernel FLAVOUR=perf|debug|rt|kcsan  out/build-<flavour>/arch/x86/boot/bzImage
 #   make kernel FLAVOUR=bench       the bench kernel: out/nta-bench/build-perf/
+#   make kernel FLAVOUR=inject      make check's initfail kernel: debug + check/
+#                                   (fault injection, not in the series), out/nta-check/
 #   make w1 [FLAVOUR=..]            W=1 (+C=1) rebuild of net/core/alloc/ and skbuff.o
 #   make initramfs                  out/initramfs.cpio.gz
 #   make boot [FLAVOUR=..] [PLAN=a,b]  QEMU boot; no PLAN: interactive shell
@@ -96,7 +98,7 @@ bench-uml: series
 	@$(S)/nta-bench-uml.sh
 
 clean:
-	rm -rf out/build-* out/nta-bench/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot
+	rm -rf out/build-* out/nta-bench/build-* out/nta-check/build-* out/initramfs* out/selftests-build out/check out/demo out/bench out/boot
 
 distclean:
 	-git -C out/tree worktree remove -f ../am-verify 2>/dev/null

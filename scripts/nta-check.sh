@@ -125,6 +125,15 @@ result ok "kernel: $FLAVOUR bzImage built"
 verdict $? "kernel: no compiler warnings in files the series touches" \
 	"kernel: $(wc -l <"$B/warnings-touched.txt") compiler warnings in files the series touches"
 
+# The initfail boot's kernel: the same config with check/'s fault injection
+# on top of the series (check/README.md); the debug flavour only.
+if [ "$FLAVOUR" = debug ]; then
+	step "kernel: inject build (debug + check/)" "$NTA_LOGS/check-kernel-inject.log" \
+		"$NTA_ROOT/scripts/nta-kernel.sh" inject
+	verdict $? "kernel: inject (debug config, series + check/'s fault injection) bzImage built" \
+		"kernel: inject build failed (log: $NTA_LOGS/kernel-inject.log)"
+fi
+
 must "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh"
 result ok "initramfs: busybox, iperf3, $(wc -w <"$NTA_OUT/initramfs/tests.txt") selftests"
 
@@ -137,13 +146,15 @@ upstream_netconsole_splat() {
 # boot_plan NAME PLAN [APPEND [OPTS]]: boot with PLAN (OPTS for nta-boot.sh)
 # into $CHK/NAME.log; results for the boot, each test and the host client.
 # After upstream_netconsole_splat (lockdep is off) it boots once more.
+# boot_plan NAME PLAN [APPEND [OPTS]]: boot the $FLAVOUR kernel (or
+# $BOOT_FLAVOUR's) with PLAN, then one result per test.
 boot_plan() {
-	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests brc blog t try
+	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests brc blog t try fl=${BOOT_FLAVOUR:-$FLAVOUR}
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
 	blog=$CHK/$bname.log
 	for try in 1 2; do
-		banner "boot: $FLAVOUR kernel, plan $plan"
-		NTA_NO_BANNER=1 FLAVOUR=$FLAVOUR "$NTA_ROOT/scripts/nta-boot.sh" -n "$bname" -d "$CHK" -p "$plan" \
+		banner "boot: $fl kernel, plan $plan"
+		NTA_NO_BANNER=1 FLAVOUR=$fl "$NTA_ROOT/scripts/nta-boot.sh" -n "$bname" -d "$CHK" -p "$plan" \
 			-t $((240 + 240 * ntests)) -a "ntatimeout=240${append:+ $append}" $opts
 		brc=$?
 		[ $try = 1 ] && upstream_netconsole_splat "$blog" || break
@@ -151,8 +162,8 @@ boot_plan() {
 		info "the upstream netconsole lock-order report (not NTA's; lockdep went off):" \
 			"booting once more (first console: out/${CHK#$NTA_OUT/}/$bname.upstream.txt)"
 	done
-	verdict $brc "[boot] $FLAVOUR kernel booted (2 CPUs, TCG) and ran the plan $plan" \
-		"[boot] $FLAVOUR kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
+	verdict $brc "[boot] $fl kernel booted (2 CPUs, TCG) and ran the plan $plan" \
+		"[boot] $fl kernel did not finish the plan $plan (console: out/${CHK#$NTA_OUT/}/$bname.log)"
 	for t in $(tr ',' ' ' <<<"$plan"); do
 		test_results "$t" "$blog"
 	done | results
@@ -188,7 +199,17 @@ selftests=$(tr '\n' ',' <"$NTA_OUT/initramfs/tests.txt" | sed 's/,$//')
 boot_plan "boot-$FLAVOUR" "boot_smp${selftests:+,$selftests},nta_mem_pressure.sh" "nta_reserve=256K"
 boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
-boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh "nta.fail_init=online nta_reserve=64K kunit.filter_glob=nta.nta_init_unwind"
+# nta.fail_init= is check/'s, in the inject kernel only: the last CPU's
+# online callback fails after the first took its reserve.
+if [ "$FLAVOUR" = debug ]; then
+	BOOT_FLAVOUR=inject boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh \
+		"nta.fail_init=online nta_reserve=64K kunit.filter_glob=nta.nta_init_unwind"
+	grep -q 'nta: initialisation failed at the CPU-online callback (-12), undone' "$CHK/initfail-$FLAVOUR.log"
+	verdict $? "[initfail] the injected failure was reported: initialisation failed at the CPU-online callback, undone" \
+		"[initfail] no 'initialisation failed at the CPU-online callback' on the console (out/check/initfail-$FLAVOUR.log)"
+else
+	result ok "[initfail] initialisation unwind # SKIP make check (debug) runs it, on the inject kernel"
+fi
 # -N also names 1 GiB that may be hot-added: the block map must span it.
 boot_plan "numa-$FLAVOUR" nta_numa.sh "kunit.filter_glob=nta.nta_block_map_hotplug nta_reserve=0" -N
 boot_plan "memless-$FLAVOUR" nta_memoryless.sh "kunit.enable=0 nta_reserve=256K" -M
@@ -228,12 +249,18 @@ kunit_results() {
 }
 kunit_results "$CHK/boot-$FLAVOUR.log" kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
-kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
+[ "$FLAVOUR" = debug ] && kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 kunit_results "$CHK/wipe-$FLAVOUR.log" kunit-wipe
 kunit_results "$CHK/numa-$FLAVOUR.log" kunit-numa
 kunit_results "$CHK/isolation-$FLAVOUR.log" kunit-default
-# Skipped cases count as passed above: under init_on_free=1 both must run.
+# Skipped cases count as passed above: under init_on_free=1 all three must
+# run, and nta_init_unwind in the initfail boot.
 if grep -q '^CONFIG_NTA_KUNIT_TEST=y' "$B/.config"; then
+	if [ "$FLAVOUR" = debug ]; then
+		grep -q '^ok - \[kunit-initfail\] nta\.nta_init_unwind$' "$RES"
+		verdict $? "[kunit-initfail] nta_init_unwind ran (not skipped) after the injected failure" \
+			"[kunit-initfail] nta_init_unwind did not pass without a skip (out/check/kunit-initfail.txt)"
+	fi
 	n=$(grep -c '^ok - \[kunit-wipe\] .*init_on_free$' "$RES")
 	verdict "$([ "$n" = 3 ]; echo $?)" "[kunit-wipe] all three init_on_free cases ran under init_on_free=1" \
 		"[kunit-wipe] $n of 3 init_on_free cases passed without a skip under init_on_free=1"

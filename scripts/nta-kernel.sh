@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make kernel FLAVOUR=perf|debug|rt|kcsan|bench, make w1 (README.md): tinyconfig +
+# make kernel FLAVOUR=perf|debug|rt|kcsan|bench|inject, make w1 (README.md): tinyconfig +
 # tools/testing/selftests/nta/config (+ config.<flavour> but for perf) in
 # out/build-<flavour>.  bench, the kernel of make demo and make bench*: the
 # perf config + bench/config on branch nta-bench (the series + bench/), in
-# out/nta-bench/build-perf.
+# out/nta-bench/build-perf.  inject, make check's initfail kernel: the debug
+# config on branch nta-check (the series + check/), in out/nta-check/build-debug.
 #   scripts/nta-kernel.sh FLAVOUR [w1]
 . "$(dirname "$0")/nta-lib.sh"
 
 flavour=${1:-${FLAVOUR:-perf}}
-case $flavour in perf|debug|rt|kcsan|bench) ;; *) die "FLAVOUR must be perf, debug, rt, kcsan or bench, not '$flavour'" ;; esac
+case $flavour in perf|debug|rt|kcsan|bench|inject) ;; *) die "FLAVOUR must be perf, debug, rt, kcsan, bench or inject, not '$flavour'" ;; esac
 {	# in braces: read whole before it runs, so safe to edit during a build
 B=$(nta_build_dir "$flavour") rev=nta
 step_banner "kernel: $flavour${2:+ $2} (${B#$NTA_ROOT/})"
 if [ $flavour = bench ]; then
 	NTA_NO_BANNER=1 "$NTA_ROOT/scripts/nta-series.sh" bench || exit 1
 	NTA_TREE=$NTA_BENCH_OUT/tree rev=nta-bench
+elif [ $flavour = inject ]; then
+	NTA_NO_BANNER=1 "$NTA_ROOT/scripts/nta-series.sh" check || exit 1
+	NTA_TREE=$NTA_CHECK_OUT/tree rev=nta-check
 fi
 mkdir -p "$B"
 nta_kmake "$B"
@@ -35,6 +39,7 @@ frags=("$NTA_ROOT/tools/testing/selftests/nta/config")
 case $flavour in
 perf) ;;
 bench) frags+=("$NTA_ROOT/bench/config") ;;
+inject) frags+=("${frags[0]}.debug") ;;
 *) frags+=("${frags[0]}.$flavour") ;;
 esac
 log=$NTA_LOGS/kernel-$flavour-config.log

@@ -38,8 +38,17 @@ nta_base() { T rev-parse -q --verify 'refs/tags/nta-base^{commit}'; }
 # as out/build-* are: with CCACHE_BASEDIR, ccache sees the same relative paths
 # and serves the objects that builds of the series compiled.
 NTA_BENCH_OUT=$NTA_OUT/nta-bench
+# make check's initfail kernel (check/README.md): the debug config on branch
+# nta-check (nta + the fault injection of check/), in out/nta-check/.
+NTA_CHECK_OUT=$NTA_OUT/nta-check
 # nta_build_dir FLAVOUR: where make kernel FLAVOUR=... builds.
-nta_build_dir() { if [ "$1" = bench ]; then echo "$NTA_BENCH_OUT/build-perf"; else echo "$NTA_OUT/build-$1"; fi; }
+nta_build_dir() {
+	case $1 in
+	bench) echo "$NTA_BENCH_OUT/build-perf" ;;
+	inject) echo "$NTA_CHECK_OUT/build-debug" ;;
+	*) echo "$NTA_OUT/build-$1" ;;
+	esac
+}
 
 # nta_kmake BUILD-DIR [SOURCE-DIR]: the array kmake, make for an out-of-tree build
 # (with ccache: paths below out/ are hashed relative, so another clone hits the cache).

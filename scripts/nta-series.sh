@@ -11,8 +11,10 @@
 # equivalent is left alone, so series -> refresh changes nothing.  Slugs travel
 # as git notes (refs/notes/nta-slug).
 # bench: branch nta-bench = nta + one commit made from bench/ (not part of the
-# series), checked out in out/nta-bench/tree for the benchmark kernels.
-#   scripts/nta-series.sh series|refresh|cover|bench   (cover: a new @RESULTS@)
+# series), checked out in out/nta-bench/tree for the benchmark kernels; check:
+# branch nta-check = nta + check/ (make check's fault injection), in
+# out/nta-check/tree.
+#   scripts/nta-series.sh series|refresh|cover|bench|check   (cover: a new @RESULTS@)
 . "$(dirname "$0")/nta-lib.sh"
 
 P=$NTA_ROOT/patches
@@ -305,43 +307,68 @@ cmd_refresh() {
 		info "repository already matches branch nta (${#commits[@]} commits)"
 }
 
-# The benchmark's commit on top of the series (bench/README.md): bench/*.c
-# and *.h added to net/core/alloc/, Kconfig.append and Makefile.append
-# appended to net/core/alloc/Kconfig and Makefile (no context to go stale
-# when the series changes them), bench/*.diff applied (the hooks the
-# benchmark needs in files of the series), bench.msg its message.  Same inputs, same
-# commit; the worktree is checked out again only where files changed (no
-# rebuild of the rest), and made again when out/tree was.
+# An overlay: one commit on top of branch nta, made from a folder of this
+# repository that is not part of the series (bench/, check/), on branch
+# BRANCH and checked out detached in OUT/tree.  Same inputs, same commit;
+# the worktree is checked out again only where files changed (no rebuild
+# of the rest), and made again when out/tree was.
+# overlay_current BRANCH OUT HASH: 0 when OUT/tree is that commit already.
+overlay_current() {
+	local br=$1 bt=$2/tree stamp=$2/tree.stamp hash=$3 old dirty head src=${1#nta-}
+	old=$(cut -d' ' -f2 "$stamp" 2>/dev/null)
+	mkdir -p "$2"
+	bench_wt_ok "$bt" || return 1
+	dirty=$(git -C "$bt" status --porcelain -uno | head -1) head=$(git -C "$bt" rev-parse HEAD)
+	if [ -z "${FORCE:-}" ]; then
+		[ -z "$dirty" ] ||
+			die "${bt#$NTA_ROOT/} has uncommitted changes: make them in $src/ (FORCE=1 discards them)"
+		[ -z "$old" ] || [ "$head" = "$old" ] ||
+			die "${bt#$NTA_ROOT/} is not at the commit made from $src/: carry its changes into $src/" \
+				"(FORCE=1 discards them)"
+	fi
+	[ -z "$dirty" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash $head" ] &&
+		[ "$(T rev-parse -q --verify "refs/heads/$br")" = "$head" ] || return 1
+	info "$src tree up to date: branch $br (nta + $src/) in ${bt#$NTA_ROOT/}"
+}
+
+# overlay_commit BRANCH OUT HASH MSG LOG: commit the scratch index (TI) on
+# top of nta with message MSG, as BRANCH, checked out in OUT/tree.
+overlay_commit() {
+	local br=$1 bt=$2/tree hash=$3 log=$5 src=${1#nta-} c date
+	git interpret-trailers --trailer "Signed-off-by: $IDENT" "$4" >"$W/msg"
+	date=$(($(T log -1 --format=%ct nta) + 1))
+	c=$(GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
+		GIT_AUTHOR_DATE="@$date +0000" GIT_COMMITTER_DATE="@$date +0000" \
+		T commit-tree "$(TI write-tree)" -p nta -F "$W/msg" 2>>"$log") || fail_log "$log" "commit of $src/ failed"
+	T update-ref "refs/heads/$br" "$c" >>"$log" 2>&1 || fail_log "$log" "cannot update branch $br"
+	if bench_wt_ok "$bt"; then
+		git -C "$bt" checkout -q -f --detach "$c" >>"$log" 2>&1
+	else
+		rm -rf "$bt" && T worktree prune && T worktree add -f --detach "$bt" "$c" >>"$log" 2>&1
+	fi || fail_log "$log" "cannot check out $br in ${bt#$NTA_ROOT/}"
+	echo "$hash $c" >"$2/tree.stamp"
+	info "branch $br: nta + '$(T log -1 --format=%s "$c")' ($(T diff --shortstat nta "$c" | sed 's/^ //'))," \
+		"checked out in ${bt#$NTA_ROOT/}"
+}
+
+# The benchmark's overlay (bench/README.md): bench/*.c and *.h added to
+# net/core/alloc/, Kconfig.append and Makefile.append appended to
+# net/core/alloc/Kconfig and Makefile (no context to go stale when the
+# series changes them), bench/*.diff applied (the hooks the benchmark
+# needs in files of the series), bench.msg its message.
 BENCH_SRC=$NTA_ROOT/bench
 BENCH_FILES="nta_bench.c Kconfig.append Makefile.append bench.msg"
 BENCH_NEW="nta_bench.c nta_bench_heads.c nta_bench_heads.h"
 BENCH_DIFFS="skbuff.diff"
 cmd_bench() {
-	local bt=$NTA_BENCH_OUT/tree stamp=$NTA_BENCH_OUT/tree.stamp log=$NTA_LOGS/bench-tree.log
-	local nta hash old c f date d=net/core/alloc dirty head
+	local log=$NTA_LOGS/bench-tree.log nta hash f d=net/core/alloc
 	nta=$(T rev-parse -q --verify refs/heads/nta) || die "no branch nta in $NTA_TREE: run make series first"
 	for f in $BENCH_FILES $BENCH_NEW $BENCH_DIFFS; do [ -f "$BENCH_SRC/$f" ] || die "bench/$f missing"; done
 	identity 2>/dev/null
 	hash=$({ echo "$nta $IDENT"; cd "$BENCH_SRC" && tail -n +1 $BENCH_FILES $BENCH_NEW $BENCH_DIFFS; } |
 		sha1sum | cut -d' ' -f1)
-	old=$(cut -d' ' -f2 "$stamp" 2>/dev/null)
-	mkdir -p "$NTA_BENCH_OUT"
 	: >"$log"
-	if bench_wt_ok "$bt"; then
-		dirty=$(git -C "$bt" status --porcelain -uno | head -1) head=$(git -C "$bt" rev-parse HEAD)
-		if [ -z "${FORCE:-}" ]; then
-			[ -z "$dirty" ] ||
-				die "${bt#$NTA_ROOT/} has uncommitted changes: make them in bench/ (FORCE=1 discards them)"
-			[ -z "$old" ] || [ "$head" = "$old" ] ||
-				die "${bt#$NTA_ROOT/} is not at the commit made from bench/: carry its changes into bench/" \
-					"(FORCE=1 discards them)"
-		fi
-		if [ -z "$dirty" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash $head" ] &&
-		   [ "$(T rev-parse -q --verify refs/heads/nta-bench)" = "$head" ]; then
-			info "bench tree up to date: branch nta-bench (nta + bench/) in ${bt#$NTA_ROOT/}"
-			return 0
-		fi
-	fi
+	overlay_current nta-bench "$NTA_BENCH_OUT" "$hash" && return 0
 	! T cat-file -e "nta:$d/nta_bench.c" 2>/dev/null && ! T grep -q '^config NTA_BENCH$' nta -- "$d/Kconfig" ||
 		die "branch nta already has the benchmark ($d/nta_bench.c or config NTA_BENCH): it belongs in bench/ only"
 	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-bench.XXXXXX")
@@ -358,20 +385,27 @@ cmd_bench() {
 		cat "$BENCH_SRC/$f.append" >>"$W/$f"
 		TI update-index --cacheinfo "100644,$(T hash-object -w "$W/$f"),$d/$f"
 	done
-	git interpret-trailers --trailer "Signed-off-by: $IDENT" "$BENCH_SRC/bench.msg" >"$W/msg"
-	date=$(($(T log -1 --format=%ct nta) + 1))
-	c=$(GIT_AUTHOR_NAME=$NAME GIT_AUTHOR_EMAIL=$MAIL GIT_COMMITTER_NAME=$NAME GIT_COMMITTER_EMAIL=$MAIL \
-		GIT_AUTHOR_DATE="@$date +0000" GIT_COMMITTER_DATE="@$date +0000" \
-		T commit-tree "$(TI write-tree)" -p nta -F "$W/msg" 2>>"$log") || fail_log "$log" "commit of bench/ failed"
-	T update-ref refs/heads/nta-bench "$c" >>"$log" 2>&1 || fail_log "$log" "cannot update branch nta-bench"
-	if bench_wt_ok "$bt"; then
-		git -C "$bt" checkout -q -f --detach "$c" >>"$log" 2>&1
-	else
-		rm -rf "$bt" && T worktree prune && T worktree add -f --detach "$bt" "$c" >>"$log" 2>&1
-	fi || fail_log "$log" "cannot check out nta-bench in ${bt#$NTA_ROOT/}"
-	echo "$hash $c" >"$stamp"
-	info "branch nta-bench: nta + '$(T log -1 --format=%s "$c")' ($(T diff --shortstat nta "$c" | sed 's/^ //'))," \
-		"checked out in ${bt#$NTA_ROOT/}"
+	overlay_commit nta-bench "$NTA_BENCH_OUT" "$hash" "$BENCH_SRC/bench.msg" "$log"
+}
+
+# make check's fault injection (check/README.md): check/*.diff applied on
+# top of nta, check.msg its message, for the kernel of the initfail boot.
+CHECK_SRC=$NTA_ROOT/check
+cmd_check() {
+	local log=$NTA_LOGS/check-tree.log nta hash f diffs
+	nta=$(T rev-parse -q --verify refs/heads/nta) || die "no branch nta in $NTA_TREE: run make series first"
+	diffs=$(cd "$CHECK_SRC" && ls ./*.diff) && [ -f "$CHECK_SRC/check.msg" ] || die "check/*.diff or check/check.msg missing"
+	identity 2>/dev/null
+	hash=$({ echo "$nta $IDENT"; cd "$CHECK_SRC" && tail -n +1 check.msg $diffs; } | sha1sum | cut -d' ' -f1)
+	: >"$log"
+	overlay_current nta-check "$NTA_CHECK_OUT" "$hash" && return 0
+	W=$(mktemp -d "${TMPDIR:-/tmp}/nta-check.XXXXXX")
+	trap 'rm -rf "$W"' EXIT
+	TI read-tree nta
+	for f in $diffs; do
+		TI apply --cached "$CHECK_SRC/$f" 2>>"$log" || fail_log "$log" "check/${f#./} does not apply to branch nta"
+	done
+	overlay_commit nta-check "$NTA_CHECK_OUT" "$hash" "$CHECK_SRC/check.msg" "$log"
 }
 
 # bench_wt_ok DIR: DIR is a worktree of out/tree (not one of a removed out/tree).
@@ -383,9 +417,10 @@ bench_wt_ok() {
 
 case ${1:-series} in
 bench) step_banner "bench tree: branch nta-bench (nta + bench/) in ${NTA_BENCH_OUT#$NTA_ROOT/}/tree"; cmd_bench ;;
+check) step_banner "check tree: branch nta-check (nta + check/) in ${NTA_CHECK_OUT#$NTA_ROOT/}/tree"; cmd_check ;;
 series|refresh|cover) step_banner "${1:-series}: patches/series <-> branch nta of ${NTA_TREE#$NTA_ROOT/}" ;;&
 series) cmd_series ;;
 refresh) cmd_refresh ;;
 cover) load_series; identity; [ -d "$SERIES_OUT" ] && export_series ${#slugs[@]} ;;	# after make demo
-*) die "usage: $0 series|refresh|cover|bench" ;;
+*) die "usage: $0 series|refresh|cover|bench|check" ;;
 esac

@@ -253,7 +253,7 @@ extern bool nta_warn_bad_free;
 /* Writes after free found by the poison checks and the free-list link checks. */
 extern atomic_t nta_poison_reports;
 
-/* Where nta.fail_init= makes initialisation fail (KUnit nta_init_unwind). */
+/* The step of nta_init() that failed, if one did (KUnit nta_init_unwind). */
 enum nta_init_step {
 	NTA_INIT_OK,
 	NTA_INIT_MAP,
@@ -262,7 +262,7 @@ enum nta_init_step {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
-extern unsigned int nta_fail_init;
+extern enum nta_init_step nta_init_failed_at;
 #endif
 
 /*

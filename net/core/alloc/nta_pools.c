@@ -39,7 +39,6 @@
 #include <linux/irq_work.h>
 #include <linux/kmemleak.h>
 #include <linux/memblock.h>
-#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
@@ -87,42 +86,16 @@ unsigned long nta_block_map_bits __read_mostly;
 unsigned long **nta_block_map __read_mostly;
 
 /*
- * nta.fail_init=map|dead|online (KUnit builds) makes initialisation fail
- * at that step: the block map, the dead-CPU hotplug state, or the online
- * callback of the last CPU (after the others took their reserves).  The
- * KUnit case nta_init_unwind then checks that nothing stayed behind.
+ * Where initialisation failed, if it did: the KUnit case nta_init_unwind
+ * checks that nothing stayed behind and how much the unwind gave back.
  */
-VISIBLE_IF_KUNIT unsigned int nta_fail_init __ro_after_init;
+VISIBLE_IF_KUNIT enum nta_init_step nta_init_failed_at __ro_after_init;
 
-static bool nta_init_fault(enum nta_init_step step)
-{
-	return IS_ENABLED(CONFIG_NTA_KUNIT_TEST) && nta_fail_init == step;
-}
-
-#if IS_ENABLED(CONFIG_NTA_KUNIT_TEST)
-static int nta_fail_init_set(const char *val, const struct kernel_param *kp)
-{
-	static const char * const steps[] = { "map", "dead", "online" };
-	int i = sysfs_match_string(steps, val);
-
-	if (i < 0) {
-		pr_warn("invalid nta.fail_init=%s, expected map, dead or online; ignored\n",
-			val);
-		return 0;
-	}
-	nta_fail_init = NTA_INIT_MAP + i;
-	return 0;
-}
-
-static const struct kernel_param_ops nta_fail_init_ops = {
-	.set = nta_fail_init_set,
+static const char * const nta_init_step_names[] __initconst = {
+	[NTA_INIT_MAP] = "block map",
+	[NTA_INIT_DEAD] = "CPU-dead hotplug state",
+	[NTA_INIT_ONLINE] = "CPU-online callback",
 };
-
-/* Not a kernel parameter of its own: KUnit builds only, read at boot. */
-#undef MODULE_PARAM_PREFIX
-#define MODULE_PARAM_PREFIX "nta."
-module_param_cb(fail_init, &nta_fail_init_ops, NULL, 0);
-#endif
 
 static void nta_drain_offline(struct work_struct *work);
 DECLARE_WORK(nta_offline_work, nta_drain_offline);
@@ -799,10 +772,6 @@ static int nta_cpu_online(unsigned int cpu)
 	LIST_HEAD(released);
 	unsigned long flags;
 
-	if (nta_init_fault(NTA_INIT_ONLINE) && !nta_is_ready() &&
-	    cpu == cpumask_last(cpu_online_mask))
-		return -ENOMEM;
-
 	/* Free what was queued while the CPU was away. */
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	nta_drain_locked(c, false, &released);
@@ -1114,23 +1083,26 @@ static int __init nta_init(void)
 		nta_batch_init(c, cpu);
 	}
 	/* After the per-CPU state, which the unwind goes through. */
-	ret = nta_init_fault(NTA_INIT_MAP) ? -ENOMEM : nta_init_block_map();
+	nta_init_failed_at = NTA_INIT_MAP;
+	ret = nta_init_block_map();
 	if (ret)
 		goto fail;
 
 	/* Before the online callback runs: nta=off takes no reserve. */
 	if (!nta_boot_enabled)
 		static_branch_disable(&nta_enabled_key);
-	dead = nta_init_fault(NTA_INIT_DEAD) ? -ENOSPC :
-	       cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
+	nta_init_failed_at = NTA_INIT_DEAD;
+	dead = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
 					 NULL, nta_cpu_dead);
 	ret = dead;
 	if (ret < 0)
 		goto fail;
+	nta_init_failed_at = NTA_INIT_ONLINE;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "net/nta:online",
 				nta_cpu_online, NULL);
 	if (ret < 0)
 		goto fail;
+	nta_init_failed_at = NTA_INIT_OK;
 
 	/* Counts and frees in pages. */
 	shrinker = shrinker_alloc(0, "nta");
@@ -1151,8 +1123,8 @@ static int __init nta_init(void)
 
 fail:
 	nta_init_undo(dead);
-	pr_err("initialisation failed (%d), undone; skb heads use kmalloc\n",
-	       ret);
+	pr_err("initialisation failed at the %s (%d), undone; skb heads use kmalloc\n",
+	       nta_init_step_names[nta_init_failed_at], ret);
 	return 0;
 }
 core_initcall(nta_init);

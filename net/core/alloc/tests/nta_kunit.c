@@ -309,20 +309,20 @@ static int nta_tremote_blocks(unsigned int cpu)
 /* nta: the per-CPU allocator                                             */
 
 /*
- * Booted with nta.fail_init=map|dead|online (with "online", the last CPU's
- * online callback fails after the others took their reserves, which the
- * unwind gave back: the returns counter shows it): initialisation was
- * undone.  No block map,
- * no block in any CPU's pool, NTA off for good (the switch says -ENODEV),
- * and skb heads come from kmalloc.  Skipped without nta.fail_init=.
+ * In a boot where initialisation failed (at the block map, the CPU-dead
+ * hotplug state or a CPU's online callback, after the CPUs before it took
+ * their reserves, which the unwind gave back: the returns counter shows
+ * it), it was undone.  No block map, no block in any CPU's pool, NTA off
+ * for good (the switch says -ENODEV), and skb heads come from kmalloc.
+ * Skipped when initialisation did not fail.
  */
 static void nta_init_unwind(struct kunit *test)
 {
 	struct sk_buff *skb;
 	unsigned int cpu;
 
-	if (!nta_fail_init)
-		kunit_skip(test, "boot with nta.fail_init=map|dead|online to run");
+	if (nta_init_failed_at == NTA_INIT_OK)
+		kunit_skip(test, "initialisation did not fail in this boot");
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(nta_ready));
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
 	KUNIT_EXPECT_EQ(test, READ_ONCE(nta_block_map_bits), 0);
@@ -330,7 +330,7 @@ static void nta_init_unwind(struct kunit *test)
 	 * Not vacuous: the CPUs that came online first took their reserves,
 	 * which the unwind gave back.
 	 */
-	if (nta_fail_init == NTA_INIT_ONLINE && num_online_cpus() > 1) {
+	if (nta_init_failed_at == NTA_INIT_ONLINE && num_online_cpus() > 1) {
 		struct nta_stats st;
 
 		nta_get_stats(&st, -1);
