@@ -54,12 +54,14 @@ static gfp_t nta_grow_gfp(gfp_t gfp)
 
 /*
  * Allocate from this CPU's pool under its lock: drain what other CPUs
- * freed, try the free lists, then the bins merged, then *@blk, a block
- * the caller allocated outside the lock (taken, and *@blk set to NULL,
- * when it is used).  Sets *@may_grow when the pool is below its cap.
+ * freed, try the free lists, then the bins merged (a bounded number of
+ * batches: nta_bins_alloc_merged()), then *@blk, a block the caller
+ * allocated outside the lock (taken, and *@blk set to NULL, when it is
+ * used).  Sets *@may_grow when the pool is below its cap, and *@binned
+ * when the bins still hold objects that could be merged first.
  */
 static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
-			      bool *may_grow)
+			      bool *may_grow, bool *binned)
 {
 	LIST_HEAD(released);
 	struct nta_cpu *c;
@@ -74,11 +76,10 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
 		obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj) && has_mark && nta_bins_units(&c->bins)) {
-		/* Binned objects may merge into a big enough chunk. */
-		nta_bins_flush(&c->bins, &c->pool, &released);
-		obj = __nta_pool_alloc(&c->pool, size);
-	}
+	if (unlikely(!obj) && has_mark && nta_bins_units(&c->bins))
+		obj = nta_bins_alloc_merged(&c->bins, &c->pool, size,
+					    &released);
+	*binned = has_mark && nta_bins_units(&c->bins);
 	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
 		    !nta_pool_broken(&c->pool);
 	if (unlikely(!obj) && *blk && *may_grow) {
@@ -124,7 +125,7 @@ static bool nta_grow_resting(const struct nta_cpu *c)
 static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 {
 	struct nta_block *blk;
-	bool may_grow;
+	bool may_grow, binned;
 	void *obj;
 
 	if (nta_grow_resting(raw_cpu_ptr(&nta_cpu)))
@@ -137,24 +138,36 @@ static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_failed, jiffies);
 		return NULL;
 	}
-	obj = nta_alloc_locked(size, &blk, &may_grow);
+	obj = nta_alloc_locked(size, &blk, &may_grow, &binned);
 	/* Not needed after all (another context freed), or over the cap. */
 	if (unlikely(blk))
 		nta_free_block(blk);
 	return obj;
 }
 
+/*
+ * Holds of the lock in which the slow path merges binned objects before it
+ * grows, a bounded batch each with interrupts on in between: enough for
+ * bins at their highest cap, should interrupts keep parking meanwhile.
+ */
+#define NTA_GROW_MERGE_HOLDS						\
+	((NTA_BINS_UNITS << NTA_BIN_SHIFT_MAX) /			\
+	 (NTA_GROW_FLUSH_BATCHES * NTA_FLUSH_BATCH) + 1)
+
 noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 {
+	unsigned int holds = NTA_GROW_MERGE_HOLDS;
 	struct nta_block *none = NULL;
-	bool may_grow;
+	bool may_grow, binned;
 	void *obj;
 
 	/* The local lock keeps out interrupts, not NMIs. */
 	if (unlikely(!nta_is_ready() || in_nmi()))
 		return NULL;
 
-	obj = nta_alloc_locked(size, &none, &may_grow);
+	do {
+		obj = nta_alloc_locked(size, &none, &may_grow, &binned);
+	} while (unlikely(!obj) && binned && --holds);
 	if (unlikely(!obj) && may_grow)
 		obj = nta_alloc_grow(size, gfp);
 	if (unlikely(!obj)) {

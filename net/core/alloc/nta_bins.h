@@ -22,7 +22,10 @@
  * emptied before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
  * is deferred, never lost, and the bins do not make the pool grow (but for
- * a context nested in the fast path, which cannot empty them).  An object
+ * a context nested in the fast path, which cannot empty them).  Those who
+ * run with interrupts off merge them a bounded batch at a time
+ * (nta_bins_flush_some(), nta_bins_trim_some()), so that raised caps do
+ * not lengthen any section with interrupts off.  An object
  * in a bin is free for the statistics (free_bytes, binned_bytes), used
  * for the bitmaps, and its length byte (nta_unit_meta.cls) is 0, so a second
  * free of it is refused like any double free.
@@ -45,15 +48,13 @@
  * that allocates what another CPU frees does both for every object.  So
  * the bins follow that load: each drain that had to merge doubles all
  * three caps, up to 2^NTA_BIN_SHIFT_MAX times (1 MiB per CPU), and an
- * NTA_BIN_DECAY tick without such a drain halves them again, trims every
- * bin to its lowered cap and merges all of them if they still hold more
- * than the CPU's.  A burst may raise them in a few drains; they come down
- * by one step a tick, so under a steady load they may swing between two
- * steps.  page_pool's ptr_ring, which takes back the pages other CPUs
- * free, holds 1024 pages per queue by default for the same reason.  The
- * cost: a flush at the top merges up to 16 times as many objects with
- * interrupts off as one at the base caps, and the shrinker counts and
- * trims what is above the base caps.
+ * NTA_BIN_DECAY tick without such a drain halves them again and trims
+ * every bin to its lowered cap, then the bins to the CPU's, a batch at a
+ * time.  A burst may raise them in a few drains; they come down by one
+ * step a tick, so under a steady load they may swing between two steps.
+ * page_pool's ptr_ring, which takes back the pages other CPUs free, holds
+ * 1024 pages per queue by default for the same reason.  The cost: the
+ * memory, which the shrinker counts and trims above the base caps.
  */
 #define NTA_BIN_SHIFT_MAX	4
 
@@ -96,7 +97,7 @@ struct nta_bin {
  * @limit: the most units all the bins may hold, at @shift
  * @overflows: objects drains merged since the last tick because the bins
  *	were full: a drain that saw one raises the caps (nta_bins_raise()),
- *	a tick without any lowers them (nta_bins_decay())
+ *	a tick without any lowers them (nta_bins_lower())
  * @slot: per object length in units, its bin
  */
 struct nta_bins {
@@ -386,22 +387,62 @@ static inline void nta_bins_close(struct nta_bins *b, struct nta_pool *pool,
 }
 
 /*
+ * Batches nta_bins_make_room() merges at most for the CPU's cap: enough
+ * for an object of the longest length when the bins were at the cap, as
+ * a batch that leaves objects merged NTA_FLUSH_BATCH of a unit or more.
+ */
+#define NTA_ROOM_BATCHES	(NTA_NR_LISTS / NTA_FLUSH_BATCH + 1)
+
+/*
  * Make room for the owner's free of an object of @units units that the
  * fast path could not park: a full bin merges its older half, and bins
- * at the CPU's cap are merged all, rather than let lengths that went out
- * of use keep out the current ones.  Returns whether the object fits now
- * (it does not only when it is longer than the CPU's cap).
+ * at the CPU's cap merge from the shortest length up until the object
+ * fits, rather than let lengths that went out of use keep out the
+ * current ones.  Both are bounded, as interrupts are off: at most
+ * NTA_FLUSH_BATCH objects of the bin, and NTA_ROOM_BATCHES batches for
+ * the CPU's cap.  Returns whether the object fits now; it does not when
+ * it is longer than the CPU's cap, or while the bins are still above a
+ * cap that a decay tick has just lowered (nta_bins_trim_some()).
  */
 static inline bool nta_bins_make_room(struct nta_bins *b,
 				      struct nta_pool *pool,
 				      unsigned int units,
 				      struct list_head *released)
 {
-	if (b->slot[units].nr >= b->slot[units].cap)
-		nta_bin_trim(b, pool, units, b->slot[units].nr / 2, released);
-	if (nta_bins_units(b) + units > b->limit)
-		nta_bins_flush(b, pool, released);
+	unsigned int nr = b->slot[units].nr, batches = NTA_ROOM_BATCHES;
+
+	if (nr >= b->slot[units].cap)
+		nta_bin_trim(b, pool, units,
+			     nr - min_t(unsigned int, nr - nr / 2,
+					NTA_FLUSH_BATCH), released);
+	while (nta_bins_units(b) + units > b->limit && batches-- &&
+	       nta_bins_flush_some(b, pool, NTA_FLUSH_BATCH, released))
+		;
 	return nta_bins_units(b) + units <= b->limit;
+}
+
+/*
+ * Binned objects may merge into a chunk of @size bytes when the pool has
+ * none: merge them a batch at a time, trying after each, and at most
+ * NTA_GROW_FLUSH_BATCHES batches, which bounds the time spent with
+ * interrupts off; past that the pool grows instead.
+ */
+#define NTA_GROW_FLUSH_BATCHES	4
+
+static inline void *nta_bins_alloc_merged(struct nta_bins *b,
+					  struct nta_pool *pool,
+					  unsigned int size,
+					  struct list_head *released)
+{
+	unsigned int batches = NTA_GROW_FLUSH_BATCHES;
+	void *obj = NULL;
+	bool more = true;
+
+	while (!obj && more && batches--) {
+		more = nta_bins_flush_some(b, pool, NTA_FLUSH_BATCH, released);
+		obj = __nta_pool_alloc(pool, size);
+	}
+	return obj;
 }
 
 /*
@@ -418,22 +459,48 @@ static inline bool nta_bins_raise(struct nta_bins *b)
 
 /*
  * A decay tick: bins that no drain overflowed since the last one halve
- * their caps and merge what is above them.
+ * their caps.  Returns whether it lowered them: the caller then merges
+ * what is above them (nta_bins_trim_some()).
  */
-static inline void nta_bins_decay(struct nta_bins *b, struct nta_pool *pool,
-				  struct list_head *released)
+static inline bool nta_bins_lower(struct nta_bins *b)
 {
-	unsigned int u;
+	bool lower = !b->overflows && b->shift;
 
-	if (!b->overflows && b->shift) {
+	if (lower)
 		nta_bins_set_shift(b, b->shift - 1);
-		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->slot[u].nr > b->slot[u].cap)
-				nta_bin_trim(b, pool, u, b->slot[u].cap, released);
-		if (nta_bins_units(b) > b->limit)
-			nta_bins_flush(b, pool, released);
-	}
 	b->overflows = 0;
+	return lower;
+}
+
+/*
+ * After the caps were lowered: merge what each bin holds above its cap,
+ * its oldest objects, then from the shortest length up while the bins
+ * hold more than the CPU's cap; at most @max objects, for a caller that
+ * bounds its time with interrupts off as for nta_bins_flush_some().
+ * Returns whether more is left above the caps.
+ */
+static inline bool nta_bins_trim_some(struct nta_bins *b,
+				      struct nta_pool *pool, unsigned int max,
+				      struct list_head *released)
+{
+	unsigned int u, nr, over, take;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		nr = b->slot[u].nr;
+		if (nr <= b->slot[u].cap)
+			continue;
+		if (!max)
+			return true;
+		over = nr - b->slot[u].cap;
+		take = min(over, max);
+		nta_bin_trim(b, pool, u, nr - take, released);
+		if (take < over)
+			return true;
+		max -= take;
+	}
+	if (nta_bins_units(b) > b->limit && max)
+		nta_bins_flush_some(b, pool, max, released);
+	return nta_bins_units(b) > b->limit;
 }
 
 #endif /* _NET_CORE_ALLOC_NTA_BINS_H */

@@ -464,37 +464,49 @@ static void nta_spares_reset(struct nta_cpu *c)
 }
 
 /*
- * Merge idle bins a batch at a time, with interrupts on between batches:
- * bins that drains raised hold up to 2^NTA_BIN_SHIFT_MAX times their
- * base, thousands of objects, and merging all of them under one hold of
- * the lock keeps interrupts off for all of it (nta_irqsoff.sh once found
- * this tick's section the longest of a round, under TCG).  At most as
- * many batches as the bins held objects at the start, should interrupts
- * free into them meanwhile.
+ * Merge this CPU's bins a batch at a time, with interrupts on between
+ * batches: all of them, or with @above_caps what they hold above caps a
+ * decay tick has just lowered.  Bins that drains raised hold up to
+ * 2^NTA_BIN_SHIFT_MAX times their base, thousands of objects, and merging
+ * all of them under one hold of the lock keeps interrupts off for all of
+ * it (nta_irqsoff.sh once found the decay tick's section the longest of
+ * a round, under TCG).  At most as many batches as the bins held objects
+ * at the start, should interrupts free into them meanwhile.  Not for
+ * hardirq context, where interrupts stay off between batches.  Returns
+ * the blocks that went back (merged objects may make blocks whole).
  */
-static void nta_decay_flush_idle(struct nta_cpu *c)
+static unsigned int nta_bins_merge_batched(bool above_caps)
 {
+	/* A bound, not the bins' count: the shrinker may move to another CPU. */
+	struct nta_cpu *c = raw_cpu_ptr(&nta_cpu);
 	unsigned int batches = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	unsigned int blocks = 0;
 	unsigned long flags;
 	bool has_mark, more;
 	LIST_HEAD(released);
 
 	do {
 		c = nta_slow_lock(&flags, &has_mark);
-		more = has_mark && nta_bins_flush_some(&c->bins, &c->pool,
-						       NTA_FLUSH_BATCH,
-						       &released);
+		if (!has_mark)
+			more = false;
+		else if (above_caps)
+			more = nta_bins_trim_some(&c->bins, &c->pool,
+						  NTA_FLUSH_BATCH, &released);
+		else
+			more = nta_bins_flush_some(&c->bins, &c->pool,
+						   NTA_FLUSH_BATCH, &released);
 		nta_slow_unlock(c, has_mark, flags);
 		nta_flush_reports();
-		nta_release_blocks(&released);
+		blocks += nta_release_blocks(&released);
 		INIT_LIST_HEAD(&released);
 	} while (more && --batches);
+	return blocks;
 }
 
 /*
  * Bins that sit idle decay: a deferrable timer pinned to each CPU merges
  * them into the pool once a tick has passed without a fast-path allocation,
- * a batch at a time (nta_decay_flush_idle()), so that memory parked for a
+ * a batch at a time (nta_bins_merge_batched()), so that memory parked for a
  * length that went out of use is not held for ever (up to the bins' limit
  * per CPU); a busy CPU's bins are left alone.  The same tick halves spares
  * raised by nta_spares_on_grow() and bin caps raised by
@@ -510,9 +522,9 @@ static void nta_decay_flush_idle(struct nta_cpu *c)
 static void nta_decay_fn(struct timer_list *t)
 {
 	struct nta_cpu *c = from_timer(c, t, decay);
+	bool has_mark, idle, empty, lowered = false;
 	LIST_HEAD(released);
 	unsigned long flags;
-	bool has_mark, idle, empty;
 	u64 seen;
 
 	if (c != this_cpu_ptr(&nta_cpu))
@@ -522,7 +534,7 @@ static void nta_decay_fn(struct timer_list *t)
 	idle = seen == c->decay_seen && !empty;
 	c->decay_seen = seen;
 	if (idle)
-		nta_decay_flush_idle(c);
+		nta_bins_merge_batched(false);
 	if (empty || idle || READ_ONCE(c->bins.shift) ||
 	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
 		/*
@@ -530,16 +542,17 @@ static void nta_decay_fn(struct timer_list *t)
 		 * waits for the next tick, rather than an unbounded flush here.
 		 */
 		c = nta_slow_lock(&flags, &has_mark);
-		if (has_mark) {
-			nta_bins_decay(&c->bins, &c->pool, &released);
+		lowered = has_mark && nta_bins_lower(&c->bins);
+		if (has_mark)
 			nta_spares_decay(c, &released);
-		}
 		/* Empty: shut, so that the next free into them starts a tick. */
 		if (has_mark && !nta_bins_units(&c->bins))
 			nta_bins_shut(&c->bins);
 		nta_slow_unlock(c, has_mark, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
+		if (lowered)
+			nta_bins_merge_batched(true);
 	}
 	/*
 	 * Open bins need the tick, even empty: the fast path parks in them
@@ -551,21 +564,26 @@ static void nta_decay_fn(struct timer_list *t)
 }
 
 /*
- * Drain this CPU's remote list and, with @trim, merge its bins and give
- * back its spare blocks.  Returns false when it ran nested in a fast path
- * (an irq_work kick can), which holds the bins: no trim then.
+ * Drain this CPU's remote list and, with @trim, merge a batch of its bins
+ * and, once they are empty, give back its spare blocks; *@more says that
+ * bins are left, for another call (a batch per hold of the lock: the
+ * kick runs in hardirq context).  Returns false when it ran nested in a
+ * fast path (an irq_work kick can), which holds the bins: no trim then.
  */
-static bool nta_drain_this_cpu(bool trim)
+static bool nta_drain_this_cpu(bool trim, bool *more)
 {
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
 	bool has_mark;
 
+	*more = false;
 	c = nta_slow_lock(&flags, &has_mark);
 	nta_drain_locked(c, has_mark, &released);
-	if (trim && has_mark) {
-		nta_bins_flush(&c->bins, &c->pool, &released);
+	if (trim && has_mark)
+		*more = nta_bins_flush_some(&c->bins, &c->pool,
+					    NTA_FLUSH_BATCH, &released);
+	if (trim && has_mark && !*more) {
 		nta_spares_reset(c);
 		nta_pool_trim(&c->pool, &released, UINT_MAX);
 	}
@@ -578,18 +596,19 @@ static bool nta_drain_this_cpu(bool trim)
 static void nta_kick_fn(struct irq_work *work)
 {
 	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
-	bool trim = READ_ONCE(c->trim);
+	bool trim = READ_ONCE(c->trim), more;
 
 	/* Cleared even when nested in a fast path: the next scan asks again. */
-	nta_drain_this_cpu(trim);
-	if (trim)
+	nta_drain_this_cpu(trim, &more);
+	if (trim && !more)
 		WRITE_ONCE(c->trim, 0);
 	/*
-	 * A kick drains all: one drain's worth per run, interrupts on
-	 * between.  Not on a CPU going down, whose self-IPI would be lost:
-	 * the dead pool's work item drains the rest.
+	 * A kick drains and trims all: one drain's worth and one batch of
+	 * the bins per run, interrupts on between.  Not on a CPU going down,
+	 * whose self-IPI would be lost: the dead pool's work item drains the
+	 * rest.
 	 */
-	if (cpu_online(smp_processor_id()) && nta_has_queued(c))
+	if (cpu_online(smp_processor_id()) && (more || nta_has_queued(c)))
 		irq_work_queue(work);
 }
 
@@ -604,6 +623,7 @@ static long nta_trim_this_cpu(void *unused)
 {
 	struct nta_cpu *c = raw_cpu_ptr(&nta_cpu);
 	unsigned int batches = 0, queue;
+	bool more;
 
 	/*
 	 * A bounded drain takes up to NTA_DRAIN_BLOCKS blocks of the remote
@@ -616,11 +636,18 @@ static long nta_trim_this_cpu(void *unused)
 		NTA_BATCHES_PER_CPU * num_possible_cpus();
 	while (nta_has_queued(c) &&
 	       batches++ < NTA_TRIM_BATCHES + queue / NTA_DRAIN_BLOCKS) {
-		if (!nta_drain_this_cpu(false))
+		if (!nta_drain_this_cpu(false, &more))
 			return -EBUSY;
 		cond_resched();
 	}
-	return nta_drain_this_cpu(true) ? 0 : -EBUSY;
+	/* The bins a batch at a time, as many as they held objects. */
+	batches = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	do {
+		if (!nta_drain_this_cpu(true, &more))
+			return -EBUSY;
+		cond_resched();
+	} while (more && --batches);
+	return 0;
 }
 
 /*
@@ -883,22 +910,27 @@ static unsigned int nta_trim_local(unsigned int max)
 	LIST_HEAD(released);
 	struct nta_cpu *c;
 	unsigned long flags;
+	unsigned int n;
 	bool has_mark;
 
+	/* Most of the bins with interrupts on between batches... */
+	n = nta_bins_merge_batched(false);
 	c = nta_slow_lock(&flags, &has_mark);
 	nta_drain_locked(c, has_mark, &released);
 	if (has_mark) {
-		nta_bins_flush(&c->bins, &c->pool, &released);
+		/* ...and what interrupts parked since, a batch at most. */
+		nta_bins_flush_some(&c->bins, &c->pool, NTA_FLUSH_BATCH,
+				    &released);
 		nta_spares_reset(c);
 	}
 	nta_pool_trim(&c->pool, &released, max);
 	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
 	/*
-	 * Count what the drain and the flush gave back too: objects they merge
-	 * may make blocks above the spares whole, which go back at once.
+	 * Count what the drain and the merges gave back too: objects they
+	 * merge may make blocks above the spares whole, which go back at once.
 	 */
-	return nta_release_blocks(&released);
+	return n + nta_release_blocks(&released);
 }
 
 /*

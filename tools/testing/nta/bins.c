@@ -130,10 +130,16 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 		return obj;
 	}
 	obj = nta_pool_alloc(&c->pool, size);
-	if (!obj && nta_bins_units(&b->bins)) {
-		/* Binned objects may merge into a big enough chunk. */
-		bins_flush(c, b);
-		obj = nta_pool_alloc(&c->pool, size);
+	/* nta_alloc_slow(): binned objects merged, a bounded batch per hold. */
+	while (!obj && nta_bins_units(&b->bins)) {
+		unsigned long merged = b->merged;
+
+		obj = nta_bins_alloc_merged(&b->bins, &c->pool, size,
+					    &b->released);
+		merged = b->merged - merged;
+		EXPECT(merged <= NTA_GROW_FLUSH_BATCHES * NTA_FLUSH_BATCH,
+		       "one hold before growth merged %lu objects", merged);
+		h_release(c, &b->released);
 	}
 	return obj ?: h_alloc(c, size);
 }
@@ -148,6 +154,8 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	unsigned int units = nta_size_to_units(size);
 	struct nta_block *blk = nta_block_of(obj);
 	enum nta_bad_free why;
+	unsigned long merged;
+	bool fits;
 
 	why = nta_check_object(blk, obj, size);
 	if (why)
@@ -157,7 +165,12 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 		b->pushes++;
 		return NTA_FREE_OK;
 	}
-	if (nta_bins_make_room(&b->bins, &c->pool, units, &b->released))
+	merged = b->merged;
+	fits = nta_bins_make_room(&b->bins, &c->pool, units, &b->released);
+	merged = b->merged - merged;
+	EXPECT(merged <= (NTA_ROOM_BATCHES + 1) * NTA_FLUSH_BATCH,
+	       "making room merged %lu objects", merged);
+	if (fits)
 		bin_push(b, obj, units);
 	else	/* longer than the CPU's cap: not with 4 KiB pages */
 		bins_merge(&c->pool, blk, nta_unit_of(blk, obj), units,
@@ -204,12 +217,30 @@ void bins_drain_end(struct bins *b)
 	b->draining = false;
 }
 
-/* nta_decay_fn() on the owner, without its flush of idle bins. */
+/*
+ * nta_decay_fn() on the owner, without its flush of idle bins: the caps
+ * lowered, then what is above them merged a batch at a time
+ * (nta_bins_merge_batched()).
+ */
 bool bins_decay(struct hcpu *c, struct bins *b)
 {
 	unsigned int shift = b->bins.shift;
+	unsigned long merged;
+	bool more;
 
-	nta_bins_decay(&b->bins, &c->pool, &b->released);
+	if (nta_bins_lower(&b->bins)) {
+		do {
+			merged = b->merged;
+			more = nta_bins_trim_some(&b->bins, &c->pool,
+						  NTA_FLUSH_BATCH, &b->released);
+			merged = b->merged - merged;
+			EXPECT(more ? merged == NTA_FLUSH_BATCH :
+				      merged <= NTA_FLUSH_BATCH,
+			       "a trim batch merged %lu objects, more left: %d",
+			       merged, more);
+			h_release(c, &b->released);
+		} while (more);
+	}
 	if (!nta_bins_units(&b->bins))
 		nta_bins_shut(&b->bins);
 	h_release(c, &b->released);

@@ -353,6 +353,33 @@ static void model_free_core(struct model *m, const struct obj *o)
 }
 
 /*
+ * nta_bins_flush_some() of at most @max objects, worked out on the bins'
+ * counts @nr (shortest length first, the oldest of a bin first): lowers
+ * @nr, returns the units merged and sets *@more as it would return.
+ */
+static unsigned long sim_flush_some(unsigned int *nr, unsigned int max, bool *more)
+{
+	unsigned long merged = 0;
+	unsigned int u, take;
+
+	*more = true;
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		if (!nr[u])
+			continue;
+		if (!max)
+			return merged;
+		take = min(nr[u], max);
+		nr[u] -= take;
+		merged += (unsigned long)take * u;
+		max -= take;
+		if (nr[u])
+			return merged;
+	}
+	*more = false;
+	return merged;
+}
+
+/*
  * Into the bins: binned from now on in the shadow, until the bins hand it
  * out again or merge it (sh_bins_merged(), which may be at once).
  */
@@ -366,12 +393,14 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	unsigned int cap = nta_bin_base_cap_of(units) << b->bins.shift;
 	unsigned int nr0 = b->bins.slot[units].nr;
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = nta_bins_units(&b->bins);
-	unsigned int want_nr, want_units;
+	unsigned int want_nr, want_units, nr[NTA_NR_LISTS], u;
 	void *top0 = b->bins.slot[units].head;
 	bool parked, want_parked = true;
 	enum nta_bad_free why;
 	struct shadow *s;
 
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nr[u] = b->bins.slot[u].nr;
 	sh_set(sh_find(blk), unit, units, o->serial | SH_BINNED);
 	m->binned++;
 	m->binned_units += units;
@@ -393,13 +422,25 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		want_nr = nr0 + want_parked;
 		want_units = units0 + (want_parked ? units : 0);
 	} else {
-		/* nta_free_to_bin(): halve a full bin, flush if over the limit. */
-		want_nr = nr0 >= cap ? nr0 / 2 : nr0;
-		want_units = units0 - (nr0 - want_nr) * units;
-		if (want_units + units > limit)
-			want_nr = want_units = 0;
-		want_nr++;
-		want_units += units;
+		/*
+		 * nta_free_to_bin(): a full bin merges its older half, a batch
+		 * at most; bins over the limit merge from the shortest length
+		 * up, NTA_ROOM_BATCHES batches at most; parked if it fits then.
+		 */
+		unsigned int take, batches = NTA_ROOM_BATCHES;
+		unsigned long total = units0;
+		bool more = true;
+
+		if (nr0 >= cap) {
+			take = min(nr0 - nr0 / 2, (unsigned int)NTA_FLUSH_BATCH);
+			nr[units] -= take;
+			total -= (unsigned long)take * units;
+		}
+		while (total + units > limit && batches-- && more)
+			total -= sim_flush_some(nr, NTA_FLUSH_BATCH, &more);
+		want_parked = total + units <= limit;
+		want_nr = nr[units] + want_parked;
+		want_units = total + (want_parked ? units : 0);
 	}
 	/*
 	 * Parked: on top of its bin and in the core, linked to the bin's
@@ -501,31 +542,44 @@ static void model_drain(struct model *m)
 }
 
 /*
- * A decay tick (nta_bins_decay()): with no overflow since the last tick
- * the shift goes down by one and every bin above its new cap keeps its
- * newest objects up to it; if the bins still hold more than the new
- * limit, all of them are merged.  Otherwise nothing changes.  Either way
- * the overflows start again from 0.  What to expect is worked out here
- * from the test's own overflow count, before the tick.
+ * A decay tick (nta_bins_lower(), then nta_bins_trim_some() a batch at a
+ * time): with no overflow since the last tick the shift goes down by one
+ * and every bin above its new cap keeps its newest objects up to it; if
+ * the bins still hold more than the new limit, they merge from the
+ * shortest length up, oldest first, in what is left of the last trim's
+ * batch and then whole batches, until they are within it.  Otherwise
+ * nothing changes.  Either way the overflows start again from 0.  What to
+ * expect is worked out here from the test's own overflow count, before
+ * the tick.
  */
 static void model_decay(struct model *m)
 {
 	struct bins *b = m->b;
 	unsigned int shift = b->bins.shift, want, u, keep[NTA_NR_LISTS];
 	void *newest[NTA_NR_LISTS], *oldest[NTA_NR_LISTS];
-	unsigned long merged = b->merged, units = 0;
-	bool lowered, flush;
+	unsigned long merged = b->merged, units = 0, trimmed = 0;
+	unsigned int batch;
+	bool lowered, flush, more;
 
 	want = !m->tick_overflows && shift ? shift - 1 : shift;
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		unsigned int nr = b->bins.slot[u].nr;
 
 		keep[u] = min(nr, nta_bin_base_cap_of(u) << want);
-		newest[u] = keep[u] ? b->bins.slot[u].head : NULL;
-		oldest[u] = keep[u] ? bin_nth(b, u, keep[u] - 1) : NULL;
+		trimmed += nr - keep[u];
 		units += (unsigned long)keep[u] * u;
 	}
 	flush = units > ((unsigned long)NTA_BINS_UNITS << want);
+	batch = trimmed % NTA_FLUSH_BATCH ? NTA_FLUSH_BATCH - trimmed % NTA_FLUSH_BATCH :
+					    NTA_FLUSH_BATCH;
+	while (units > ((unsigned long)NTA_BINS_UNITS << want)) {
+		units -= sim_flush_some(keep, batch, &more);
+		batch = NTA_FLUSH_BATCH;
+	}
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		newest[u] = keep[u] ? b->bins.slot[u].head : NULL;
+		oldest[u] = keep[u] ? bin_nth(b, u, keep[u] - 1) : NULL;
+	}
 	lowered = bins_decay(m->c, b);
 	m->ticks++;
 	m->lowerings += lowered;
@@ -543,7 +597,7 @@ static void model_decay(struct model *m)
 		return;
 	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->bins.slot[u].nr, exp = flush ? 0 : keep[u];
+		unsigned int nr = b->bins.slot[u].nr, exp = keep[u];
 		void *top = b->bins.slot[u].head;
 		/* The oldest kept, and the list ends after it. */
 		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
