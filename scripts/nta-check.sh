@@ -127,11 +127,12 @@ verdict $? "kernel: no compiler warnings in files the series touches" \
 
 # The initfail boot's kernel: the same config with check/'s fault injection
 # on top of the series (check/README.md); the debug flavour only.
+inject=none
 if [ "$FLAVOUR" = debug ]; then
 	step "kernel: inject build (debug + check/)" "$NTA_LOGS/check-kernel-inject.log" \
 		"$NTA_ROOT/scripts/nta-kernel.sh" inject
 	verdict $? "kernel: inject (debug config, series + check/'s fault injection) bzImage built" \
-		"kernel: inject build failed (log: $NTA_LOGS/kernel-inject.log)"
+		"kernel: inject build failed (log: $NTA_LOGS/check-kernel-inject.log)" && inject=built
 fi
 
 must "initramfs" "$NTA_LOGS/check-initramfs.log" "$NTA_ROOT/scripts/nta-initramfs.sh"
@@ -143,11 +144,10 @@ upstream_netconsole_splat() {
 		grep -q '(target_list_lock){.*}, at: write_msg' "$1" && grep -q '(_xmit_ETHER' "$1"
 }
 
-# boot_plan NAME PLAN [APPEND [OPTS]]: boot with PLAN (OPTS for nta-boot.sh)
-# into $CHK/NAME.log; results for the boot, each test and the host client.
-# After upstream_netconsole_splat (lockdep is off) it boots once more.
 # boot_plan NAME PLAN [APPEND [OPTS]]: boot the $FLAVOUR kernel (or
-# $BOOT_FLAVOUR's) with PLAN, then one result per test.
+# $BOOT_FLAVOUR's) with PLAN (OPTS for nta-boot.sh) into $CHK/NAME.log;
+# results for the boot, each test and the host client.  After
+# upstream_netconsole_splat (lockdep is off) it boots once more.
 boot_plan() {
 	local bname=$1 plan=$2 append=${3:-} opts=${4:-} ntests brc blog t try fl=${BOOT_FLAVOUR:-$FLAVOUR}
 	ntests=$(tr ',' '\n' <<<"$plan" | wc -l)
@@ -201,12 +201,14 @@ boot_plan "isolation-$FLAVOUR" nta_isolation.sh
 boot_plan "bootparams-$FLAVOUR" nta_boot_params.sh "nta=off nta_reserve=1T nta_max=16K kunit.enable=0"
 # nta.fail_init= is check/'s, in the inject kernel only: the last CPU's
 # online callback fails after the first took its reserve.
-if [ "$FLAVOUR" = debug ]; then
+if [ "$inject" = built ]; then
 	BOOT_FLAVOUR=inject boot_plan "initfail-$FLAVOUR" nta_init_unwind.sh \
 		"nta.fail_init=online nta_reserve=64K kunit.filter_glob=nta.nta_init_unwind"
 	grep -q 'nta: initialisation failed at the CPU-online callback (-12), undone' "$CHK/initfail-$FLAVOUR.log"
 	verdict $? "[initfail] the injected failure was reported: initialisation failed at the CPU-online callback, undone" \
 		"[initfail] no 'initialisation failed at the CPU-online callback' on the console (out/check/initfail-$FLAVOUR.log)"
+elif [ "$FLAVOUR" = debug ]; then
+	result "not ok" "[initfail] not booted: the inject kernel did not build (log: $NTA_LOGS/check-kernel-inject.log)"
 else
 	result ok "[initfail] initialisation unwind # SKIP make check (debug) runs it, on the inject kernel"
 fi
@@ -249,7 +251,7 @@ kunit_results() {
 }
 kunit_results "$CHK/boot-$FLAVOUR.log" kunit
 kunit_results "$CHK/kasan-$FLAVOUR.log" kunit-kasan
-[ "$FLAVOUR" = debug ] && kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
+[ "$inject" = built ] && kunit_results "$CHK/initfail-$FLAVOUR.log" kunit-initfail
 kunit_results "$CHK/wipe-$FLAVOUR.log" kunit-wipe
 kunit_results "$CHK/numa-$FLAVOUR.log" kunit-numa
 kunit_results "$CHK/isolation-$FLAVOUR.log" kunit-default

@@ -57,11 +57,12 @@ static gfp_t nta_grow_gfp(gfp_t gfp)
  * freed, try the free lists, then the bins merged (a bounded number of
  * batches: nta_bins_alloc_merged()), then *@blk, a block the caller
  * allocated outside the lock (taken, and *@blk set to NULL, when it is
- * used).  Sets *@may_grow when the pool is below its cap, and *@binned
- * when the bins still hold objects that could be merged first.
+ * used: once the bins are empty, or with @last).  Sets *@may_grow when
+ * the pool is below its cap, and *@binned when the bins still hold
+ * objects to merge first.
  */
 static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
-			      bool *may_grow, bool *binned)
+			      bool last, bool *may_grow, bool *binned)
 {
 	LIST_HEAD(released);
 	struct nta_cpu *c;
@@ -82,7 +83,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	*binned = has_mark && nta_bins_units(&c->bins);
 	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
 		    !nta_pool_broken(&c->pool);
-	if (unlikely(!obj) && *blk && *may_grow) {
+	if (unlikely(!obj) && *blk && *may_grow && (!*binned || last)) {
 		nta_take_block(c, *blk);
 		*blk = NULL;
 		nta_count(NTA_CTR(grows), 1);
@@ -99,6 +100,17 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	if (unlikely(!list_empty(&released)))
 		nta_release_blocks(&released);
 	return obj;
+}
+
+/*
+ * Holds of the lock in which the slow path merges binned objects before
+ * it takes a new block, interrupts on in between: one when its caller
+ * keeps them off anyway, which then grows the pool rather than merge
+ * more of the bins.
+ */
+static unsigned int nta_grow_merge_holds(void)
+{
+	return irqs_disabled() ? 1 : NTA_GROW_MERGE_HOLDS;
 }
 
 /*
@@ -124,6 +136,7 @@ static bool nta_grow_resting(const struct nta_cpu *c)
  */
 static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 {
+	unsigned int holds = nta_grow_merge_holds();
 	struct nta_block *blk;
 	bool may_grow, binned;
 	void *obj;
@@ -138,25 +151,20 @@ static noinline void *nta_alloc_grow(unsigned int size, gfp_t gfp)
 		WRITE_ONCE(raw_cpu_ptr(&nta_cpu)->grow_failed, jiffies);
 		return NULL;
 	}
-	obj = nta_alloc_locked(size, &blk, &may_grow, &binned);
+	/* Interrupts may have parked objects, or this is another CPU. */
+	do {
+		obj = nta_alloc_locked(size, &blk, holds == 1, &may_grow,
+				       &binned);
+	} while (!obj && blk && binned && --holds);
 	/* Not needed after all (another context freed), or over the cap. */
 	if (unlikely(blk))
 		nta_free_block(blk);
 	return obj;
 }
 
-/*
- * Holds of the lock in which the slow path merges binned objects before it
- * grows, a bounded batch each with interrupts on in between: enough for
- * bins at their highest cap, should interrupts keep parking meanwhile.
- */
-#define NTA_GROW_MERGE_HOLDS						\
-	((NTA_BINS_UNITS << NTA_BIN_SHIFT_MAX) /			\
-	 (NTA_GROW_FLUSH_BATCHES * NTA_FLUSH_BATCH) + 1)
-
 noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 {
-	unsigned int holds = NTA_GROW_MERGE_HOLDS;
+	unsigned int holds = nta_grow_merge_holds();
 	struct nta_block *none = NULL;
 	bool may_grow, binned;
 	void *obj;
@@ -166,7 +174,7 @@ noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 		return NULL;
 
 	do {
-		obj = nta_alloc_locked(size, &none, &may_grow, &binned);
+		obj = nta_alloc_locked(size, &none, false, &may_grow, &binned);
 	} while (unlikely(!obj) && binned && --holds);
 	if (unlikely(!obj) && may_grow)
 		obj = nta_alloc_grow(size, gfp);

@@ -18,8 +18,9 @@
  * do with local_trylock() (6.15+).  No interrupt is disabled on the fast
  * path.  The bins are bounded (NTA_BIN_MAX objects and NTA_BIN_BYTES per
  * bin, NTA_BINS_UNITS per CPU, up to 16 times that for a CPU whose drains
- * of other CPUs' frees overflow them; a full bin merges its older half) and
- * emptied before the pool grows, on trim, shrinker and nta_drain_all(),
+ * of other CPUs' frees overflow them; a full bin merges its older half,
+ * NTA_FLUSH_BATCH objects at most) and
+ * merged before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
  * is deferred, never lost, and the bins do not make the pool grow (but for
  * a context nested in the fast path, which cannot empty them).  Those who
@@ -91,6 +92,8 @@ struct nta_bin {
  *	fall below 0 while a lowered @limit is being enforced
  * @closed: the pool was quarantined: the bins were emptied and their caps
  *	stay 0 (nta_bins_close())
+ * @over_caps: the caps were lowered and the bins may hold more than them,
+ *	until nta_bins_trim_some() has merged what is above
  * @open: the bins may hold objects, and the CPU's decay tick runs; shut,
  *	they are empty and a free parks nothing without a slow path, which
  *	opens them and starts the tick (nta_bin_push())
@@ -105,6 +108,7 @@ struct nta_bins {
 	u8 shift;
 	bool closed;
 	bool open;
+	bool over_caps;
 	unsigned int limit;
 	unsigned int overflows;
 	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
@@ -195,6 +199,8 @@ static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 {
 	unsigned int u, units = nta_bins_units(b);
 
+	if (shift < b->shift)
+		b->over_caps = true;
 	WRITE_ONCE(b->shift, shift);
 	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
 	if (b->open)
@@ -334,7 +340,10 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 	}
 }
 
-/* Objects an idle-bin flush merges per hold of the lock (nta_decay_fn()). */
+/*
+ * Objects every merge of bins takes at once with interrupts off: the
+ * flushes and trims below go a batch of them at a time.
+ */
 #define NTA_FLUSH_BATCH		64
 
 /*
@@ -364,8 +373,8 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 }
 
 /*
- * Empty every bin at once: before the pool grows, on trim, hotplug and
- * switch-off (the decay tick empties idle ones a batch at a time).
+ * Empty every bin at once, for a pool whose CPU is dead and for a
+ * quarantined one (everyone else merges a batch at a time).
  */
 static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 				  struct list_head *released)
@@ -395,39 +404,47 @@ static inline void nta_bins_close(struct nta_bins *b, struct nta_pool *pool,
 
 /*
  * Make room for the owner's free of an object of @units units that the
- * fast path could not park: a full bin merges its older half, and bins
- * at the CPU's cap merge from the shortest length up until the object
- * fits, rather than let lengths that went out of use keep out the
- * current ones.  Both are bounded, as interrupts are off: at most
- * NTA_FLUSH_BATCH objects of the bin, and NTA_ROOM_BATCHES batches for
- * the CPU's cap.  Returns whether the object fits now; it does not when
- * it is longer than the CPU's cap, or while the bins are still above a
- * cap that a decay tick has just lowered (nta_bins_trim_some()).
+ * fast path could not park: a full bin merges its older half (at most
+ * NTA_FLUSH_BATCH objects), and bins at the CPU's cap merge from the
+ * shortest length up until the object fits (at most NTA_ROOM_BATCHES
+ * batches), rather than let lengths that went out of use keep out the
+ * current ones: bounded, as interrupts are off.  Returns whether the
+ * object fits now, in its bin and in the CPU's; it does not when it is
+ * longer than the CPU's cap, or while the bins are still above caps that
+ * a decay tick has just lowered (nta_bins_trim_some()).
  */
 static inline bool nta_bins_make_room(struct nta_bins *b,
 				      struct nta_pool *pool,
 				      unsigned int units,
 				      struct list_head *released)
 {
-	unsigned int nr = b->slot[units].nr, batches = NTA_ROOM_BATCHES;
+	unsigned int nr = b->slot[units].nr, batch;
 
 	if (nr >= b->slot[units].cap)
 		nta_bin_trim(b, pool, units,
 			     nr - min_t(unsigned int, nr - nr / 2,
 					NTA_FLUSH_BATCH), released);
-	while (nta_bins_units(b) + units > b->limit && batches-- &&
-	       nta_bins_flush_some(b, pool, NTA_FLUSH_BATCH, released))
-		;
-	return nta_bins_units(b) + units <= b->limit;
+	for (batch = 0; batch < NTA_ROOM_BATCHES; batch++) {
+		if (nta_bins_units(b) + units <= b->limit ||
+		    !nta_bins_flush_some(b, pool, NTA_FLUSH_BATCH, released))
+			break;
+	}
+	return nta_bins_units(b) + units <= b->limit &&
+	       b->slot[units].nr < b->slot[units].cap;
 }
 
 /*
  * Binned objects may merge into a chunk of @size bytes when the pool has
  * none: merge them a batch at a time, trying after each, and at most
- * NTA_GROW_FLUSH_BATCHES batches, which bounds the time spent with
- * interrupts off; past that the pool grows instead.
+ * NTA_GROW_FLUSH_BATCHES batches per hold of the lock, which bounds the
+ * time spent with interrupts off.  The slow path takes the lock again
+ * for more, interrupts on in between, at most NTA_GROW_MERGE_HOLDS times
+ * (enough for bins at their highest cap) before the pool grows.
  */
 #define NTA_GROW_FLUSH_BATCHES	4
+#define NTA_GROW_MERGE_HOLDS						\
+	((NTA_BINS_UNITS << NTA_BIN_SHIFT_MAX) /			\
+	 (NTA_GROW_FLUSH_BATCHES * NTA_FLUSH_BATCH) + 1)
 
 static inline void *nta_bins_alloc_merged(struct nta_bins *b,
 					  struct nta_pool *pool,
@@ -459,8 +476,9 @@ static inline bool nta_bins_raise(struct nta_bins *b)
 
 /*
  * A decay tick: bins that no drain overflowed since the last one halve
- * their caps.  Returns whether it lowered them: the caller then merges
- * what is above them (nta_bins_trim_some()).
+ * their caps; the caller then merges what is above them while
+ * @over_caps says so (nta_bins_trim_some()).  Returns whether it
+ * lowered them.
  */
 static inline bool nta_bins_lower(struct nta_bins *b)
 {
@@ -474,10 +492,11 @@ static inline bool nta_bins_lower(struct nta_bins *b)
 
 /*
  * After the caps were lowered: merge what each bin holds above its cap,
- * its oldest objects, then from the shortest length up while the bins
- * hold more than the CPU's cap; at most @max objects, for a caller that
- * bounds its time with interrupts off as for nta_bins_flush_some().
- * Returns whether more is left above the caps.
+ * its oldest objects, then, if the bins still hold more than the CPU's
+ * cap, from the shortest length up what is left of @max (which may take
+ * them below it); at most @max objects, for a caller that bounds its time
+ * with interrupts off as for nta_bins_flush_some().  Returns whether more
+ * is left above the caps; clears @over_caps when nothing is.
  */
 static inline bool nta_bins_trim_some(struct nta_bins *b,
 				      struct nta_pool *pool, unsigned int max,
@@ -500,7 +519,10 @@ static inline bool nta_bins_trim_some(struct nta_bins *b,
 	}
 	if (nta_bins_units(b) > b->limit && max)
 		nta_bins_flush_some(b, pool, max, released);
-	return nta_bins_units(b) > b->limit;
+	if (nta_bins_units(b) > b->limit)
+		return true;
+	b->over_caps = false;
+	return false;
 }
 
 #endif /* _NET_CORE_ALLOC_NTA_BINS_H */

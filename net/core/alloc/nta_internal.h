@@ -180,6 +180,8 @@ struct nta_fast_stats {
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
  *	unsigned int for xchg()
+ * @trim_runs: runs of @kick left for the trim it is doing, a batch of
+ *	the bins each
  * @decay: idle-bin decay: every NTA_BIN_DECAY, bins that saw no fast-path
  *	allocation since the last tick are merged into the pool, and
  *	empty bins are shut (nta_bins_shut())
@@ -211,6 +213,7 @@ struct nta_cpu {
 	struct nta_stats stats;
 	struct irq_work kick;
 	unsigned int trim;
+	unsigned int trim_runs;
 	unsigned long grow_failed;
 	struct timer_list stranded;
 	struct timer_list decay;

@@ -92,6 +92,7 @@ unsigned long **nta_block_map __read_mostly;
 VISIBLE_IF_KUNIT enum nta_init_step nta_init_failed_at __ro_after_init;
 
 static const char * const nta_init_step_names[] __initconst = {
+	[NTA_INIT_OK] = "start",
 	[NTA_INIT_MAP] = "block map",
 	[NTA_INIT_DEAD] = "CPU-dead hotplug state",
 	[NTA_INIT_ONLINE] = "CPU-online callback",
@@ -477,9 +478,9 @@ static void nta_spares_reset(struct nta_cpu *c)
  */
 static unsigned int nta_bins_merge_batched(bool above_caps)
 {
-	/* A bound, not the bins' count: the shrinker may move to another CPU. */
+	/* A bound, not the bins' count: read outside the lock. */
 	struct nta_cpu *c = raw_cpu_ptr(&nta_cpu);
-	unsigned int batches = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	unsigned int batches = nta_bins_units_seen(&c->bins) / NTA_FLUSH_BATCH + 1;
 	unsigned int blocks = 0;
 	unsigned long flags;
 	bool has_mark, more;
@@ -522,7 +523,7 @@ static unsigned int nta_bins_merge_batched(bool above_caps)
 static void nta_decay_fn(struct timer_list *t)
 {
 	struct nta_cpu *c = from_timer(c, t, decay);
-	bool has_mark, idle, empty, lowered = false;
+	bool has_mark, idle, empty;
 	LIST_HEAD(released);
 	unsigned long flags;
 	u64 seen;
@@ -542,18 +543,20 @@ static void nta_decay_fn(struct timer_list *t)
 		 * waits for the next tick, rather than an unbounded flush here.
 		 */
 		c = nta_slow_lock(&flags, &has_mark);
-		lowered = has_mark && nta_bins_lower(&c->bins);
-		if (has_mark)
+		if (has_mark) {
+			nta_bins_lower(&c->bins);
 			nta_spares_decay(c, &released);
+		}
 		/* Empty: shut, so that the next free into them starts a tick. */
 		if (has_mark && !nta_bins_units(&c->bins))
 			nta_bins_shut(&c->bins);
 		nta_slow_unlock(c, has_mark, flags);
 		nta_flush_reports();
 		nta_release_blocks(&released);
-		if (lowered)
-			nta_bins_merge_batched(true);
 	}
+	/* Caps lowered, here or by a trim: what is above them goes. */
+	if (READ_ONCE(c->bins.over_caps))
+		nta_bins_merge_batched(true);
 	/*
 	 * Open bins need the tick, even empty: the fast path parks in them
 	 * without starting it.  Only this tick shuts them, with the mark: if
@@ -565,12 +568,13 @@ static void nta_decay_fn(struct timer_list *t)
 
 /*
  * Drain this CPU's remote list and, with @trim, merge a batch of its bins
- * and, once they are empty, give back its spare blocks; *@more says that
- * bins are left, for another call (a batch per hold of the lock: the
- * kick runs in hardirq context).  Returns false when it ran nested in a
- * fast path (an irq_work kick can), which holds the bins: no trim then.
+ * and, once they are empty or with @last, give back its spare blocks;
+ * *@more says that bins are left, for another call (a batch per hold of
+ * the lock: the kick runs in hardirq context).  Returns false when it ran
+ * nested in a fast path (an irq_work kick can), which holds the bins: no
+ * trim then.
  */
-static bool nta_drain_this_cpu(bool trim, bool *more)
+static bool nta_drain_this_cpu(bool trim, bool last, bool *more)
 {
 	LIST_HEAD(released);
 	struct nta_cpu *c;
@@ -583,10 +587,11 @@ static bool nta_drain_this_cpu(bool trim, bool *more)
 	if (trim && has_mark)
 		*more = nta_bins_flush_some(&c->bins, &c->pool,
 					    NTA_FLUSH_BATCH, &released);
-	if (trim && has_mark && !*more) {
+	/* The caps go back to their base only once the bins are in them. */
+	if (trim && has_mark && !*more)
 		nta_spares_reset(c);
+	if (trim && has_mark && (!*more || last))
 		nta_pool_trim(&c->pool, &released, UINT_MAX);
-	}
 	nta_slow_unlock(c, has_mark, flags);
 	nta_flush_reports();
 	nta_release_blocks(&released);
@@ -596,19 +601,31 @@ static bool nta_drain_this_cpu(bool trim, bool *more)
 static void nta_kick_fn(struct irq_work *work)
 {
 	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
-	bool trim = READ_ONCE(c->trim), more;
+	bool online = cpu_online(smp_processor_id());
+	bool trim = READ_ONCE(c->trim), last, more;
 
-	/* Cleared even when nested in a fast path: the next scan asks again. */
-	nta_drain_this_cpu(trim, &more);
-	if (trim && !more)
-		WRITE_ONCE(c->trim, 0);
 	/*
-	 * A kick drains and trims all: one drain's worth and one batch of
-	 * the bins per run, interrupts on between.  Not on a CPU going down,
-	 * whose self-IPI would be lost: the dead pool's work item drains the
-	 * rest.
+	 * A trim merges the bins a batch per run, as many runs as they held
+	 * batches when it began (interrupts may park more meanwhile), and
+	 * gives back the spares in its last.
 	 */
-	if (cpu_online(smp_processor_id()) && (more || nta_has_queued(c)))
+	if (trim && !c->trim_runs)
+		c->trim_runs = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	last = !online || c->trim_runs <= 1;
+	nta_drain_this_cpu(trim, last, &more);
+	/* Cleared even when nested in a fast path: the next scan asks again. */
+	if (trim && (!more || last)) {
+		c->trim_runs = 0;
+		WRITE_ONCE(c->trim, 0);
+	} else if (trim) {
+		c->trim_runs--;
+	}
+	/*
+	 * A kick drains all: one drain's worth per run, interrupts on
+	 * between.  Not on a CPU going down, whose self-IPI would be lost:
+	 * the dead pool's work item drains the rest.
+	 */
+	if (online && (READ_ONCE(c->trim) || nta_has_queued(c)))
 		irq_work_queue(work);
 }
 
@@ -636,14 +653,17 @@ static long nta_trim_this_cpu(void *unused)
 		NTA_BATCHES_PER_CPU * num_possible_cpus();
 	while (nta_has_queued(c) &&
 	       batches++ < NTA_TRIM_BATCHES + queue / NTA_DRAIN_BLOCKS) {
-		if (!nta_drain_this_cpu(false, &more))
+		if (!nta_drain_this_cpu(false, false, &more))
 			return -EBUSY;
 		cond_resched();
 	}
-	/* The bins a batch at a time, as many as they held objects. */
-	batches = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+	/*
+	 * The bins a batch at a time, as many as they held; the last gives
+	 * back the spares even if interrupts parked more meanwhile.
+	 */
+	batches = nta_bins_units_seen(&c->bins) / NTA_FLUSH_BATCH + 1;
 	do {
-		if (!nta_drain_this_cpu(true, &more))
+		if (!nta_drain_this_cpu(true, batches == 1, &more))
 			return -EBUSY;
 		cond_resched();
 	} while (more && --batches);
@@ -829,6 +849,9 @@ static int nta_cpu_dead(unsigned int cpu)
 	timer_delete_sync(&per_cpu(nta_cpu, cpu).batch_timer);
 	timer_delete_sync(&per_cpu(nta_cpu, cpu).decay);
 	nta_drain_dead_pool(cpu);
+	/* Trimmed: a kick that did not finish asks no more of it. */
+	per_cpu(nta_cpu, cpu).trim_runs = 0;
+	WRITE_ONCE(per_cpu(nta_cpu, cpu).trim, 0);
 	return 0;
 }
 
@@ -856,7 +879,8 @@ static unsigned int nta_cpu_raised_bin_pages(unsigned int cpu)
 	const struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 	unsigned long units = nta_bins_units_seen(&c->bins);
 
-	if (!READ_ONCE(c->bins.shift) || units <= NTA_BINS_UNITS)
+	/* Above the base caps: raised, or lowered and not trimmed yet. */
+	if (units <= NTA_BINS_UNITS)
 		return 0;
 	return ((units - NTA_BINS_UNITS) * NTA_UNIT) >> PAGE_SHIFT;
 }
@@ -913,18 +937,19 @@ static unsigned int nta_trim_local(unsigned int max)
 	unsigned int n;
 	bool has_mark;
 
+	/* One CPU's bins and pool, though reclaim may sleep and move. */
+	migrate_disable();
 	/* Most of the bins with interrupts on between batches... */
 	n = nta_bins_merge_batched(false);
 	c = nta_slow_lock(&flags, &has_mark);
 	nta_drain_locked(c, has_mark, &released);
-	if (has_mark) {
-		/* ...and what interrupts parked since, a batch at most. */
-		nta_bins_flush_some(&c->bins, &c->pool, NTA_FLUSH_BATCH,
-				    &released);
+	/* ...and what interrupts parked since, a batch at most. */
+	if (has_mark && !nta_bins_flush_some(&c->bins, &c->pool,
+					     NTA_FLUSH_BATCH, &released))
 		nta_spares_reset(c);
-	}
 	nta_pool_trim(&c->pool, &released, max);
 	nta_slow_unlock(c, has_mark, flags);
+	migrate_enable();
 	nta_flush_reports();
 	/*
 	 * Count what the drain and the merges gave back too: objects they

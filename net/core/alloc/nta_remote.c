@@ -303,7 +303,7 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	 * another CPU frees gets them back where it looks first.  Unlike a
 	 * local free, an object that finds its bin or the CPU's bins full is
 	 * merged on its own: a drain brings up to NTA_DRAIN_BLOCKS batches,
-	 * and emptying every bin to make room for them (nta_bins_make_room())
+	 * and merging bins to make room for them (nta_bins_make_room())
 	 * would push most objects only to merge them at the next flush.  A
 	 * nested drain leaves the bins alone.
 	 */

@@ -77,7 +77,7 @@ void bin_trim(struct hcpu *c, struct bins *b, unsigned int units,
 	h_release(c, &b->released);
 }
 
-/* nta_bins_flush(), as a pool empties its bins before it grows. */
+/* nta_bins_flush(), as a dead CPU's pool empties its bins. */
 void bins_flush(struct hcpu *c, struct bins *b)
 {
 	nta_bins_flush(&b->bins, &c->pool, &b->released);
@@ -86,7 +86,7 @@ void bins_flush(struct hcpu *c, struct bins *b)
 }
 
 /*
- * nta_decay_flush_idle(): nta_bins_flush_some() a batch at a time, as the
+ * nta_bins_merge_batched(): nta_bins_flush_some() a batch at a time, as the
  * decay tick merges idle bins, each batch at most NTA_FLUSH_BATCH objects
  * and all of them but the last.
  */
@@ -124,14 +124,19 @@ void bins_reset(struct hcpu *c, struct bins *b)
 void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 {
 	void *obj = nta_bin_pop(&b->bins, nta_size_to_units(size));
+	unsigned int holds;
 
 	if (obj) {
 		b->pops++;
 		return obj;
 	}
 	obj = nta_pool_alloc(&c->pool, size);
-	/* nta_alloc_slow(): binned objects merged, a bounded batch per hold. */
-	while (!obj && nta_bins_units(&b->bins)) {
+	/*
+	 * nta_alloc_slow(): binned objects merged, a bounded batch per hold,
+	 * NTA_GROW_MERGE_HOLDS holds at most before the pool grows.
+	 */
+	for (holds = 0; !obj && nta_bins_units(&b->bins) &&
+	     holds < NTA_GROW_MERGE_HOLDS; holds++) {
 		unsigned long merged = b->merged;
 
 		obj = nta_bins_alloc_merged(&b->bins, &c->pool, size,
@@ -219,8 +224,8 @@ void bins_drain_end(struct bins *b)
 
 /*
  * nta_decay_fn() on the owner, without its flush of idle bins: the caps
- * lowered, then what is above them merged a batch at a time
- * (nta_bins_merge_batched()).
+ * lowered and empty bins shut under one hold, then what is above the
+ * caps merged a batch at a time (nta_bins_merge_batched()).
  */
 bool bins_decay(struct hcpu *c, struct bins *b)
 {
@@ -228,7 +233,10 @@ bool bins_decay(struct hcpu *c, struct bins *b)
 	unsigned long merged;
 	bool more;
 
-	if (nta_bins_lower(&b->bins)) {
+	nta_bins_lower(&b->bins);
+	if (!nta_bins_units(&b->bins))
+		nta_bins_shut(&b->bins);
+	if (b->bins.over_caps) {
 		do {
 			merged = b->merged;
 			more = nta_bins_trim_some(&b->bins, &c->pool,
@@ -240,10 +248,8 @@ bool bins_decay(struct hcpu *c, struct bins *b)
 			       merged, more);
 			h_release(c, &b->released);
 		} while (more);
+		EXPECT(!b->bins.over_caps, "bins still over their caps");
 	}
-	if (!nta_bins_units(&b->bins))
-		nta_bins_shut(&b->bins);
-	h_release(c, &b->released);
 	b->ticks++;
 	b->lowerings += b->bins.shift != shift;
 	return b->bins.shift != shift;

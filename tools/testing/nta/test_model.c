@@ -438,7 +438,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		}
 		while (total + units > limit && batches-- && more)
 			total -= sim_flush_some(nr, NTA_FLUSH_BATCH, &more);
-		want_parked = total + units <= limit;
+		want_parked = total + units <= limit && nr[units] < cap;
 		want_nr = nr[units] + want_parked;
 		want_units = total + (want_parked ? units : 0);
 	}
