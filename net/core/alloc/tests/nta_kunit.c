@@ -3286,6 +3286,54 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 }
 
 /*
+ * A shrinker's kick of a CPU whose raised bins hold more than a batch
+ * trims them in hard interrupt context one batch per run, queueing itself
+ * again, and ends: the bins empty, their caps at the base, the trim flag
+ * and the kick's run count clear.
+ */
+static void nta_kick_trims_in_batches(struct kunit *test)
+{
+	const unsigned int n = 8 * NTA_BATCH_MAX, size = 704;
+	unsigned int owner, round, i, t = 0;
+	void *trig[NTA_BIN_SHIFT_MAX + 2];
+	struct nta_tobjs *o;
+	struct nta_cpu *c;
+	int other, ms;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
+	owner = nta_tpin_one_drain(test, &other);
+	c = nta_tcpu(owner);
+	o = nta_talloc_objs(test, n, size);
+	/* Drains that overflow the bins raise their caps (see above). */
+	for (round = 0; round < NTA_BIN_SHIFT_MAX; round++) {
+		nta_tfree_on(test, other, o, 0, n, true);
+		nta_tslow_alloc(test, &trig[t++]);
+		for (i = 0; i < n; i++) {
+			o->obj[i] = nta_alloc(size, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, o->obj[i]);
+		}
+	}
+	nta_tfree_on(test, other, o, 0, n, true);
+	nta_tslow_alloc(test, &trig[t++]);
+	KUNIT_ASSERT_GT(test, READ_ONCE(c->bins.slot[nta_size_to_units(size)].nr),
+			NTA_FLUSH_BATCH);
+
+	WRITE_ONCE(c->trim, 1);
+	KUNIT_ASSERT_TRUE(test, nta_kick_cpu(owner));
+	for (ms = 0; ms < 2000 && READ_ONCE(c->trim); ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->trim), 0);
+	KUNIT_EXPECT_EQ(test, c->trim_runs, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 0);
+	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
+	while (t)
+		nta_free(trig[--t], NTA_UNIT);
+	nta_drain_all();
+}
+
+/*
  * Binned objects never make the pool grow: with every block full but for
  * a binned object, an allocation of another length flushes the bins,
  * merges, and is served without a new block.
@@ -3454,6 +3502,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
 	KUNIT_CASE(nta_batch_drain_rest_waits),
 	KUNIT_CASE_SLOW(nta_bins_follow_remote_load),
+	KUNIT_CASE(nta_kick_trims_in_batches),
 	KUNIT_CASE_SLOW(nta_spares_follow_churn),
 	KUNIT_CASE(nta_spares_shrinker_resets),
 	KUNIT_CASE(nta_bin_flush_before_grow),
