@@ -216,8 +216,9 @@ void *nta_alloc(unsigned int size, gfp_t gfp)
 
 /*
  * The owner's free that the fast path could not take: the bins make room
- * (nta_bins_make_room()) and the object is parked.  The caller has
- * checked the object.
+ * (nta_bins_make_room()) and the object is parked, or merged when a
+ * bounded merge did not make room (bins above caps a tick has just
+ * lowered).  The caller has checked the object.
  */
 static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			    struct list_head *released)
@@ -228,7 +229,7 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 		memset(ptr, 0, size);
 	if (nta_bins_make_room(&c->bins, &c->pool, units, released))
 		nta_bin_push(c, ptr, units);
-	else	/* an object longer than the cap: not with 4 KiB pages */
+	else
 		nta_free_units(&c->pool, nta_block_of(ptr),
 			       nta_unit_of(nta_block_of(ptr), ptr), units,
 			       released);

@@ -610,7 +610,8 @@ static void nta_kick_fn(struct irq_work *work)
 	 * gives back the spares in its last.
 	 */
 	if (trim && !c->trim_runs)
-		c->trim_runs = nta_bins_units(&c->bins) / NTA_FLUSH_BATCH + 1;
+		c->trim_runs = nta_bins_units_seen(&c->bins) /
+			       NTA_FLUSH_BATCH + 1;
 	last = !online || c->trim_runs <= 1;
 	nta_drain_this_cpu(trim, last, &more);
 	/* Cleared even when nested in a fast path: the next scan asks again. */

@@ -177,7 +177,7 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	       "making room merged %lu objects", merged);
 	if (fits)
 		bin_push(b, obj, units);
-	else	/* longer than the CPU's cap: not with 4 KiB pages */
+	else	/* no room after the bounded merges: merged, not parked */
 		bins_merge(&c->pool, blk, nta_unit_of(blk, obj), units,
 			   &b->released);
 	h_release(c, &b->released);
