@@ -3201,6 +3201,18 @@ static void nta_batch_drain_rest_waits(struct kunit *test)
 }
 
 /*
+ * For the cases whose drains fill the owner's bins: NTA on, pinned to an
+ * owner whose frees another CPU (*@other) queues in one drain.
+ */
+static unsigned int nta_tpin_bins_drain(struct kunit *test, int *other)
+{
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
+	return nta_tpin_one_drain(test, other);
+}
+
+/*
  * Bins that a drain overflows double their caps, so that a CPU allocating
  * what another CPU frees gets the objects back from its bins instead of
  * merging and splitting each; they stop at 2^NTA_BIN_SHIFT_MAX, do not
@@ -3219,10 +3231,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 	struct nta_cpu *c;
 	int other, ms;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
-	owner = nta_tpin_one_drain(test, &other);
+	owner = nta_tpin_bins_drain(test, &other);
 	c = nta_tcpu(owner);
 	units = nta_size_to_units(size);
 	cap = nta_tbin_cap(units);
@@ -3300,10 +3309,7 @@ static void nta_kick_trims_in_batches(struct kunit *test)
 	struct nta_cpu *c;
 	int other, ms;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: drains do not fill the bins");
-	owner = nta_tpin_one_drain(test, &other);
+	owner = nta_tpin_bins_drain(test, &other);
 	c = nta_tcpu(owner);
 	o = nta_talloc_objs(test, n, size);
 	/* Drains that overflow the bins raise their caps (see above). */
