@@ -72,7 +72,7 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 
 	c = nta_slow_lock(&flags, &has_mark);
 	nta_drain_locked(c, has_mark, &released);
-	nta_bins_on_broken(c, has_mark, &released);
+	nta_bins_on_broken(c, has_mark);
 	/* The drain may have put objects of this length in their bin. */
 	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
@@ -267,7 +267,7 @@ noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 		why = nta_queue_for_owner(c, has_mark, blk, ptr, size);
 	}
 	nta_drain_locked(c, has_mark, &released);
-	nta_bins_on_broken(c, has_mark, &released);
+	nta_bins_on_broken(c, has_mark);
 	nta_slow_unlock(c, has_mark, flags);
 
 	/* Reports print outside the lock: printk may allocate an skb. */

@@ -90,7 +90,7 @@ struct nta_bin {
  * @room: units the bins may still take on the fast path: @limit less the
  *	units parked while the bins are @open, 0 while they are shut; may
  *	fall below 0 while a lowered @limit is being enforced
- * @closed: the pool was quarantined: the bins were emptied and their caps
+ * @closed: the pool was quarantined: the bins were dropped and their caps
  *	stay 0 (nta_bins_close())
  * @over_caps: the caps were lowered and the bins may hold more than them,
  *	until nta_bins_trim_some() has merged what is above
@@ -383,14 +383,20 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 }
 
 /*
- * The pool was quarantined (its links were found overwritten): empty the
- * bins into it, which keeps what it cannot merge out of use, and take no
- * more objects, so that nothing is handed out from a broken pool.
+ * The pool was quarantined (its links were found overwritten): drop every
+ * bin, as a bin with a bad link is dropped (nta_bin_drop()), and take no
+ * more objects, so that nothing is handed out from a broken pool.  The
+ * binned objects stay out of use with the pool's free chunks rather than
+ * be merged: that would follow bin links in memory already known to be
+ * written after free, and walk up to the bins' limit with interrupts off.
+ * Dropping costs one store per length.
  */
-static inline void nta_bins_close(struct nta_bins *b, struct nta_pool *pool,
-				  struct list_head *released)
+static inline void nta_bins_close(struct nta_bins *b)
 {
-	nta_bins_flush(b, pool, released);
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nta_bin_drop(b, u);
 	b->closed = true;
 	nta_bins_set_shift(b, b->shift);
 }

@@ -572,11 +572,10 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool has_mark,
  * holds the lock; only with the mark, which the bins need).
  */
 static __always_inline void nta_bins_on_broken(struct nta_cpu *c,
-					       bool has_mark,
-					       struct list_head *released)
+					       bool has_mark)
 {
 	if (unlikely(nta_pool_broken(&c->pool)) && has_mark && !c->bins.closed)
-		nta_bins_close(&c->bins, &c->pool, released);
+		nta_bins_close(&c->bins);
 }
 
 /*

@@ -2717,13 +2717,15 @@ static void nta_bin_link_overwritten(struct kunit *test)
 /*
  * A quarantined pool hands out nothing more: the next slow path closes
  * the bins too, so an object parked in them before is not handed out
- * again, and allocations fail (heads come from kmalloc).
+ * again, and allocations fail (heads come from kmalloc).  Closing drops
+ * the bins without merging them: the pool's free units do not change,
+ * and no bin link is followed.
  */
 static void nta_bins_closed_on_quarantine(struct kunit *test)
 {
 	unsigned int units = 2, size = units * NTA_UNIT;
+	unsigned long flags, free_units;
 	struct nta_block *blk;
-	unsigned long flags;
 	struct nta_cpu *c;
 	bool has_mark;
 	void *a, *b;
@@ -2731,14 +2733,28 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(b, size);
 	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
+	/*
+	 * b's link overwritten to name a, which is live (as a write after
+	 * free would, with a plausible address): a close that followed the
+	 * bin's links would free a.
+	 */
+	KUNIT_ASSERT_TRUE(test, nta_fast_enter(&c));
+	nta_bin_set_next(a, units, NULL);
+	nta_bin_set_next(b, units, a);
+	nta_fast_exit(c);
 
 	local_lock_irqsave(&nta_cpu.lock, flags);
 	c->pool.broken = true;
+	free_units = c->pool.free_units;
 	local_unlock_irqrestore(&nta_cpu.lock, flags);
 	/* No bin of this length: the slow path, which closes the bins. */
 	KUNIT_EXPECT_NULL(test, nta_alloc(5 * NTA_UNIT, GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, c->bins.closed);
 	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
+	KUNIT_EXPECT_NULL(test, c->bins.slot[units].head);
+	KUNIT_EXPECT_EQ(test, c->pool.free_units, free_units);
+	blk = nta_block_of(a);
+	KUNIT_EXPECT_EQ(test, blk->meta[nta_unit_of(blk, a)].cls, units);
 	KUNIT_EXPECT_FALSE(test, nta_bin_has_room(&c->bins, units));
 	/* b, binned before the quarantine, is not handed out again. */
 	KUNIT_EXPECT_NULL(test, nta_alloc(size, GFP_KERNEL));
@@ -2746,8 +2762,8 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 	/*
 	 * Undo, under the lock and the mark (taken in that order, as a slow
 	 * path does, also on PREEMPT_RT): the pool and bins as before, and b,
-	 * kept out of use by the broken pool, live again (and counted in
-	 * again, as its free counted it out) to be freed.
+	 * dropped with the bins, live again (and counted in again, as its
+	 * free counted it out) to be freed.
 	 */
 	c = nta_slow_lock(&flags, &has_mark);
 	KUNIT_ASSERT_TRUE(test, has_mark);
