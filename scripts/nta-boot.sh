@@ -13,7 +13,7 @@
 # NTA_ICOUNT=1: -icount shift=0 (one guest instruction per ns of guest time,
 # deterministic), told to the guest as ntaicount=1, and the TCG plugin of
 # bench/icount/ (built into out/icount/) counting the bench's
-# windows into <outdir>/<name>.icount.txt.
+# windows into <outdir>/<name>.icount.txt.  NTA_SMP=N: N CPUs, not 2.
 #
 # Console protocol (guest /init = scripts/nta-init, this runner on the host):
 #   NTA-TEST-START <test>, the test's TAP lines (column 0) and NTA-METRIC <key> <value...>
@@ -27,7 +27,7 @@
 FLAVOUR=${FLAVOUR:-perf}
 kernel=$(nta_build_dir "$FLAVOUR")/arch/x86/boot/bzImage
 initrd=$NTA_OUT/initramfs.cpio.gz
-name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=2 mem=1G accel=(-accel tcg)
+name=boot outdir=$NTA_OUT/boot tmo=900 plan= append= ucap= numa=() smp=${NTA_SMP:-2} mem=1G accel=(-accel tcg)
 [ -n "${NTA_ICOUNT:-}" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
 # A kernel with CONFIG_JUMP_LABEL (the bench kernel) patches its text at run
 # time (text_poke_bp()); under multi-threaded TCG (QEMU 7.2) the bench

@@ -6,25 +6,28 @@
 # NTA's slow paths run with interrupts off (the per-CPU local lock): they
 # merge bins, drain other CPUs' frees and grow or trim pools.  With the
 # irqsoff tracer (CONFIG_IRQSOFF_TRACER) this measures the longest
-# interrupts-off section of the whole kernel under loads like make demo's:
-# a TCP flow, then UDP flows of 1400 B and 8000 B datagrams, each over
+# interrupts-off section of the whole kernel under loads like make demo's: a
+# TCP flow, then UDP flows of 1400 B and 8000 B datagrams, each over
 # loopback with the receiver on another CPU than the sender, so that heads
-# are freed by a CPU that does not own them and the owners' drains and
-# bins work (where NTA holds interrupts off longest).  After a warm-up
-# round (not counted), NTA on and off alternate, NTA_IRQSOFF_ROUNDS each,
-# in turns that swap which setting goes first; a round's figure is the
-# tracer's tracing_max_latency after its loads, with the functions where
-# that section began and ended.  The tests: irqsoff_loads_ran, every flow
-# finished; irqsoff_nta_not_longest, no NTA-on round's longest section
-# began or ended in a function of NTA's (nta_*): NTA opens no section
-# longer than the rest of the kernel's.  The figures, NTA on against off,
-# are reported, not checked: under QEMU TCG with a debug kernel (KASAN,
-# lockdep) the longest section of a round is milliseconds long and set
-# by when the host runs the vCPU's thread, so a difference of
-# microseconds between the settings cannot be seen.  Sections NTA's work
-# extends but does not open, such as a kick's drain in a hard interrupt,
-# are not told apart.  SKIP without the tracer, iperf3, taskset or a
-# second CPU.
+# are freed by a CPU that does not own them and the owners' drains and bins
+# work (where NTA holds interrupts off longest).  On one CPU both ends share
+# it: no remote frees, but no section spans another vCPU's turn either,
+# which under QEMU's -icount (one vCPU at a time, guest time counted in
+# instructions) makes the figures instruction counts.  After a warm-up round
+# (not counted), NTA on and off alternate, NTA_IRQSOFF_ROUNDS each, in turns
+# that swap which setting goes first; a round's figure is the tracer's
+# tracing_max_latency after its loads, with the functions where that section
+# began and ended, and the task and first callers where it ended.  The tests:
+# irqsoff_loads_ran, every flow finished; irqsoff_nta_not_longest, no NTA-on
+# round's longest section began or ended in a function of NTA's (nta_*): NTA
+# opens no section longer than the rest of the kernel's.  The figures, NTA on
+# against off, are reported, not checked: under QEMU TCG with a debug kernel
+# (KASAN, lockdep) and two CPUs the longest section of a round is
+# milliseconds long and set by when the host runs the vCPU's thread (or,
+# under -icount, by the other vCPU's turn), so a difference of microseconds
+# between the settings cannot be seen.  Sections NTA's work extends but does
+# not open, such as a kick's drain in a hard interrupt, are not told
+# apart.  SKIP without the tracer, iperf3 or taskset.
 #
 # Environment [default]:
 #   NTA_IRQSOFF_ROUNDS  rounds per setting [3]
@@ -59,17 +62,19 @@ grep -qw irqsoff "$T/available_tracers" 2>/dev/null ||
 	skip_all "no irqsoff tracer (CONFIG_IRQSOFF_TRACER)"
 have iperf3 || skip_all "iperf3 not found"
 have taskset || skip_all "taskset not found"
-[ "$(nproc)" -ge 2 ] || skip_all "needs two CPUs"
 nta_present || skip_all "NTA not present"
+# The sender's CPU: the last one, CPU 0 itself on one CPU.
+send_cpu=$(($(nproc) - 1))
 
-# irqsoff_loads: the flows of one round; receiver on CPU 0, sender on 1
+# irqsoff_loads: the flows of one round; receiver on CPU 0
 irqsoff_loads()
 {
 	_il_ok=0
-	iperf_run irq-tcp "$PORT" "taskset -c 0" "taskset -c 1" -- ||
+	iperf_run irq-tcp "$PORT" "taskset -c 0" "taskset -c $send_cpu" -- ||
 		_il_ok=1
 	for len in 1400 8000; do
-		iperf_run "irq-udp$len" "$PORT" "taskset -c 0" "taskset -c 1" \
+		iperf_run "irq-udp$len" "$PORT" "taskset -c 0" \
+			"taskset -c $send_cpu" \
 			-- -u -b "$NTA_UDP_BW" -l "$len" || _il_ok=1
 	done
 	return $_il_ok
@@ -80,6 +85,17 @@ irqsoff_where()
 {
 	awk '/=> started at:/ { s = $NF } /=> ended at:/ { e = $NF }
 		END { printf "%s -> %s", s ? s : "?", e ? e : "?" }' "$T/trace"
+}
+
+# irqsoff_stack: the task and the first callers where the section ended
+# (the tracer's stack trace), to tell whose section it was
+irqsoff_stack()
+{
+	awk '/\| task:/ { t = $3 }
+		/<stack trace>/ { st = 1; next }
+		st && /^ => / && n < 8 { f = f (n++ ? " < " : "") $2 }
+		END { printf "%s: %s", t ? t : "?", f ? f : "no stack" }' \
+		"$T/trace"
 }
 
 # irqsoff_round SETTING: one round's loads; its figure in $us and $where
@@ -93,6 +109,7 @@ irqsoff_round()
 	echo 0 >"$T/tracing_on"
 	us=$(readnum "$T/tracing_max_latency")
 	where=$(irqsoff_where)
+	stack=$(irqsoff_stack)
 }
 
 # irqsoff_restore: the tracer as it was, however the test ends
@@ -135,6 +152,7 @@ while [ $i -lt "$rounds" ]; do
 		[ $s = 1 ] || m=off
 		echo "$us" >>"$NTA_TMP/irqsoff-$m"
 		tap_note "irqsoff round $i, NTA $m: longest $us us ($where)"
+		tap_note "  in $stack"
 		case "$s $where" in
 		"1 nta_"* | "1 "*" -> nta_"*)
 			nta_longest="$nta_longest round $i: $us us ($where);" ;;
