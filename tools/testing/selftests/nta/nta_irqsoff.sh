@@ -91,7 +91,7 @@ irqsoff_where()
 # (the tracer's stack trace), to tell whose section it was
 irqsoff_stack()
 {
-	awk '/\| task:/ { t = $3 }
+	awk '/\| task:/ { t = $4 }
 		/<stack trace>/ { st = 1; next }
 		st && /^ => / && n < 8 { f = f (n++ ? " < " : "") $2 }
 		END { printf "%s: %s", t ? t : "?", f ? f : "no stack" }' \
