@@ -31,6 +31,8 @@
 #   make bench-micro                bench kernel, in-kernel microbenchmark table only (out/bench-micro/)
 #   make bench-uml                  the same microbenchmark under User-Mode Linux (leans toward NTA)
 #   make bench-icount               the same in guest instructions per pair, deterministic (QEMU -icount)
+#   make traces                     bench kernel, skb heads of the demo's workloads recorded into
+#                                   bench/traces/ (the harness's fragmentation table replays them)
 #   make clean / make distclean     remove builds / all of out/
 
 FLAVOUR ?= perf
@@ -39,7 +41,7 @@ S := scripts
 export NTA_T0 := $(shell date +%s)
 export KERNEL_SRC
 
-.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-icount bench-uml clean distclean
+.PHONY: all help deps tree series refresh kernel w1 initramfs boot pahole check demo bench bench-micro bench-icount bench-uml traces clean distclean
 
 all: help
 help:
@@ -93,6 +95,10 @@ check-extra: series
 demo bench bench-micro bench-icount: override FLAVOUR := bench
 demo bench bench-micro bench-icount: kernel initramfs
 	@$(S)/nta-demo.sh $@
+
+traces: override FLAVOUR := bench
+traces: kernel initramfs
+	@$(S)/nta-traces.sh
 
 bench-uml: series
 	@$(S)/nta-bench-uml.sh

@@ -34,10 +34,13 @@
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
 
 #include "nta_bench_heads.h"
 
@@ -119,8 +122,80 @@ static void nb_count(unsigned int req, unsigned int size, bool slab, int sign)
 		this_cpu_add(nb_head_stats.large_bytes, sign * (s64)size);
 }
 
+/*
+ * A recorded trace of the counted heads (nta/bench_trace), for the
+ * userspace harness, whose fragmentation table replays it through NTA and
+ * a model of slab (tools/testing/nta, bench/traces/).  Writing N starts
+ * recording the next N heads counted (at most NB_TRACE_MAX), 0 stops.
+ * Each head gets the number of its allocation, kept by its address until
+ * its free records its life: the heads allocated meanwhile, the harness's
+ * clock.  Reading gives "bytes life" per head in allocation order: the
+ * bytes asked for, as requested_bytes counts them, and the life, -1 for a
+ * head still live when reading.  The heads of all CPUs make one trace.
+ */
+#define NB_TRACE_MAX	(1U << 20)
+
+struct nb_trace_rec {
+	u32 req;
+	s32 life;
+};
+
+static struct nb_trace_rec *nb_trace;
+static unsigned int nb_trace_cap;
+static atomic_t nb_trace_seq, nb_trace_unkept;
+static bool nb_trace_on;
+static DEFINE_XARRAY_FLAGS(nb_trace_xa, XA_FLAGS_LOCK_IRQ);
+
+/* By address, in units: heads are cache-line aligned. */
+static unsigned long nb_trace_index(const void *head)
+{
+	return (unsigned long)head / NB_UNIT;
+}
+
+/* Under rcu_read_lock(): a stop waits for these before freeing @nb_trace. */
+static void nb_trace_alloc(const void *head, unsigned int req)
+{
+	struct nb_trace_rec *rec;
+	unsigned long flags;
+	unsigned int seq;
+
+	/* Acquire: @nb_trace and @nb_trace_cap as the start set them. */
+	if (!smp_load_acquire(&nb_trace_on))
+		return;
+	seq = atomic_inc_return(&nb_trace_seq) - 1;
+	if (seq >= nb_trace_cap)
+		return;
+	rec = &nb_trace[seq];
+	rec->req = req;
+	WRITE_ONCE(rec->life, -1);
+	xa_lock_irqsave(&nb_trace_xa, flags);
+	/* No memory for the entry: the head stays "live" in the trace. */
+	if (xa_is_err(__xa_store(&nb_trace_xa, nb_trace_index(head),
+				 xa_mk_value(seq), GFP_ATOMIC | __GFP_NOWARN)))
+		atomic_inc(&nb_trace_unkept);
+	xa_unlock_irqrestore(&nb_trace_xa, flags);
+}
+
+static void nb_trace_free(const void *head)
+{
+	unsigned long flags;
+	unsigned int seq;
+	void *entry;
+
+	if (!smp_load_acquire(&nb_trace_on))
+		return;
+	xa_lock_irqsave(&nb_trace_xa, flags);
+	entry = __xa_erase(&nb_trace_xa, nb_trace_index(head));
+	xa_unlock_irqrestore(&nb_trace_xa, flags);
+	if (!xa_is_value(entry))
+		return;
+	seq = xa_to_value(entry);
+	WRITE_ONCE(nb_trace[seq].life, atomic_read(&nb_trace_seq) - seq);
+}
+
 /**
  * nta_bench_head_count - count a head that did not come from NTA
+ * @head: the head
  * @req: bytes skb_head_alloc() asked for
  * @size: bytes of the object it got
  * @slab: from the slab classes (else from kmalloc_reserve())
@@ -128,8 +203,8 @@ static void nb_count(unsigned int req, unsigned int size, bool slab, int sign)
  * Return: the head's skb->__tsize, or 0 (not counted) when the sizes do
  * not fit in it.
  */
-unsigned int nta_bench_head_count(unsigned int req, unsigned int size,
-				  bool slab)
+unsigned int nta_bench_head_count(const void *head, unsigned int req,
+				  unsigned int size, bool slab)
 {
 	unsigned int r = req >> NTA_BENCH_SHIFT, s = size >> NTA_BENCH_SHIFT;
 
@@ -137,20 +212,128 @@ unsigned int nta_bench_head_count(unsigned int req, unsigned int size,
 	    r > NTA_BENCH_MASK || s > NTA_BENCH_MASK)
 		return 0;
 	nb_count(req, size, slab, 1);
+	rcu_read_lock();
+	nb_trace_alloc(head, req);
+	rcu_read_unlock();
 	return NTA_BENCH_HEAD | (slab ? NTA_BENCH_SLAB : 0) |
 	       s << NTA_BENCH_BITS | r;
 }
 
 /**
  * nta_bench_head_uncount - a counted head is being freed
+ * @head: the head
  * @tsize: its skb->__tsize
  */
-void nta_bench_head_uncount(unsigned int tsize)
+void nta_bench_head_uncount(const void *head, unsigned int tsize)
 {
 	nb_count((tsize & NTA_BENCH_MASK) << NTA_BENCH_SHIFT,
 		 (tsize >> NTA_BENCH_BITS & NTA_BENCH_MASK) << NTA_BENCH_SHIFT,
 		 tsize & NTA_BENCH_SLAB, -1);
+	rcu_read_lock();
+	nb_trace_free(head);
+	rcu_read_unlock();
 }
+
+static unsigned int nb_trace_len(void)
+{
+	return min_t(unsigned int, atomic_read(&nb_trace_seq), nb_trace_cap);
+}
+
+/* Stop recording; the caller holds nb_heads_mutex. */
+static void nb_trace_stop(void)
+{
+	if (!READ_ONCE(nb_trace_on))
+		return;
+	WRITE_ONCE(nb_trace_on, false);
+	synchronize_rcu();
+	pr_info("trace: %u heads allocated, %u recorded, %u of them not kept by address (no memory): live in the trace\n",
+		atomic_read(&nb_trace_seq), nb_trace_len(),
+		atomic_read(&nb_trace_unkept));
+}
+
+/* Start recording @cap heads afresh; the caller holds nb_heads_mutex. */
+static int nb_trace_start(unsigned int cap)
+{
+	struct nb_trace_rec *buf;
+
+	nb_trace_stop();
+	xa_destroy(&nb_trace_xa);
+	buf = vcalloc(cap, sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	vfree(nb_trace);
+	nb_trace = buf;
+	nb_trace_cap = cap;
+	atomic_set(&nb_trace_seq, 0);
+	atomic_set(&nb_trace_unkept, 0);
+	smp_store_release(&nb_trace_on, true);
+	return 0;
+}
+
+static void *nb_trace_seq_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&nb_heads_mutex);
+	return *pos < nb_trace_len() ? &nb_trace[*pos] : NULL;
+}
+
+static void *nb_trace_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return *pos < nb_trace_len() ? &nb_trace[*pos] : NULL;
+}
+
+static void nb_trace_seq_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&nb_heads_mutex);
+}
+
+static int nb_trace_seq_show(struct seq_file *m, void *v)
+{
+	const struct nb_trace_rec *rec = v;
+
+	seq_printf(m, "%u %d\n", rec->req, READ_ONCE(rec->life));
+	return 0;
+}
+
+static const struct seq_operations nb_trace_seq_ops = {
+	.start	= nb_trace_seq_start,
+	.next	= nb_trace_seq_next,
+	.stop	= nb_trace_seq_stop,
+	.show	= nb_trace_seq_show,
+};
+
+static int nb_trace_open(struct inode *inode, struct file *file)
+{
+	return seq_open(file, &nb_trace_seq_ops);
+}
+
+static ssize_t nb_trace_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	unsigned int cap;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, count, 0, &cap);
+	if (err)
+		return err;
+	if (cap > NB_TRACE_MAX)
+		return -EINVAL;
+	mutex_lock(&nb_heads_mutex);
+	if (cap)
+		err = nb_trace_start(cap);
+	else
+		nb_trace_stop();
+	mutex_unlock(&nb_heads_mutex);
+	return err ?: count;
+}
+
+static const struct file_operations nb_trace_fops = {
+	.open		= nb_trace_open,
+	.read		= seq_read,
+	.write		= nb_trace_write,
+	.llseek		= seq_lseek,
+	.release	= seq_release,
+};
 
 static int nb_heads_show(struct seq_file *m, void *v)
 {
@@ -261,6 +444,7 @@ static int __init nta_bench_heads_init(void)
 	found = debugfs_lookup("nta", NULL);
 	dir = found ?: debugfs_create_dir("nta", NULL);
 	debugfs_create_file("bench_heads", 0600, dir, NULL, &nb_heads_fops);
+	debugfs_create_file("bench_trace", 0600, dir, NULL, &nb_trace_fops);
 	dput(found);
 	return 0;
 }

@@ -31,8 +31,8 @@ DECLARE_STATIC_KEY_FALSE(nta_bench_slab_key);
 
 void *nta_bench_slab_alloc(unsigned int obj_size, unsigned int *size,
 			   gfp_t flags, int node);
-unsigned int nta_bench_head_count(unsigned int req, unsigned int size,
-				  bool slab);
-void nta_bench_head_uncount(unsigned int tsize);
+unsigned int nta_bench_head_count(const void *head, unsigned int req,
+				  unsigned int size, bool slab);
+void nta_bench_head_uncount(const void *head, unsigned int tsize);
 
 #endif /* _NET_CORE_ALLOC_NTA_BENCH_HEADS_H */
