@@ -22,7 +22,8 @@
  * NTA_FLUSH_BATCH objects at most) and
  * merged before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
- * is deferred, never lost, and the bins do not make the pool grow (but for
+ * is deferred, never lost (but in a quarantined pool, which merges
+ * nothing), and the bins do not make the pool grow (but for
  * a context nested in the fast path, which cannot empty them).  Those who
  * run with interrupts off merge them a bounded batch at a time
  * (nta_bins_flush_some(), nta_bins_trim_some()), so that raised caps do
@@ -311,6 +312,43 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 }
 
 /*
+ * The pool was quarantined (its links were found overwritten): drop every
+ * bin, as a bin with a bad link is dropped (nta_bin_drop()), and take no
+ * more objects, so that nothing is handed out from a broken pool.  The
+ * binned objects stay out of use with the pool's free chunks rather than
+ * be merged: that would follow bin links in memory already known to be
+ * written after free (a planted link could name a live object, which the
+ * merge would mark free), and walk up to the bins' limit with interrupts
+ * off.  Dropping follows no link: a few stores per length.
+ */
+static inline void nta_bins_close(struct nta_bins *b)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nta_bin_drop(b, u);
+	b->closed = true;
+	nta_bins_set_shift(b, b->shift);
+}
+
+/*
+ * Whether @pool is quarantined, its bins closed first if they were not:
+ * every merge of bins asks before it follows a link, so that the first of
+ * them to find the pool broken closes the bins, whichever path it is
+ * (an allocation or a free, the decay tick, a trim, the shrinker, a dead
+ * CPU's flush).
+ */
+static inline bool nta_bins_pool_broken(struct nta_bins *b,
+					const struct nta_pool *pool)
+{
+	if (likely(!nta_pool_broken(pool)))
+		return false;
+	if (!b->closed)
+		nta_bins_close(b);
+	return true;
+}
+
+/*
  * Give all but the @keep most recently freed objects of a bin back to
  * @pool, which merges them with their free neighbours.  The caller also
  * holds @pool's lock (or owns a dead CPU's pool).
@@ -337,6 +375,9 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 			       released);
 		b->slot[units].nr--;
 		b->room += units;
+		/* That merge found the pool's links overwritten: stop here. */
+		if (nta_bins_pool_broken(b, pool))
+			return;
 	}
 }
 
@@ -357,6 +398,8 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 {
 	unsigned int u, nr, take;
 
+	if (nta_bins_pool_broken(b, pool))
+		return false;
 	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++) {
 		nr = b->slot[u].nr;
 		if (!nr)
@@ -373,32 +416,13 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 }
 
 /*
- * Empty every bin at once, for a pool whose CPU is dead and for a
- * quarantined one (everyone else merges a batch at a time).
+ * Empty every bin at once, for a pool whose CPU is dead (everyone else
+ * merges a batch at a time).
  */
 static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 				  struct list_head *released)
 {
 	nta_bins_flush_some(b, pool, UINT_MAX, released);
-}
-
-/*
- * The pool was quarantined (its links were found overwritten): drop every
- * bin, as a bin with a bad link is dropped (nta_bin_drop()), and take no
- * more objects, so that nothing is handed out from a broken pool.  The
- * binned objects stay out of use with the pool's free chunks rather than
- * be merged: that would follow bin links in memory already known to be
- * written after free, and walk up to the bins' limit with interrupts off.
- * Dropping costs one store per length.
- */
-static inline void nta_bins_close(struct nta_bins *b)
-{
-	unsigned int u;
-
-	for (u = 1; u < NTA_NR_LISTS; u++)
-		nta_bin_drop(b, u);
-	b->closed = true;
-	nta_bins_set_shift(b, b->shift);
 }
 
 /*
@@ -426,6 +450,8 @@ static inline bool nta_bins_make_room(struct nta_bins *b,
 {
 	unsigned int nr = b->slot[units].nr, batch;
 
+	if (nta_bins_pool_broken(b, pool))
+		return false;
 	if (nr >= b->slot[units].cap)
 		nta_bin_trim(b, pool, units,
 			     nr - min_t(unsigned int, nr - nr / 2,
@@ -510,6 +536,10 @@ static inline bool nta_bins_trim_some(struct nta_bins *b,
 {
 	unsigned int u, nr, over, take;
 
+	if (nta_bins_pool_broken(b, pool)) {
+		b->over_caps = false;
+		return false;
+	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		nr = b->slot[u].nr;
 		if (nr <= b->slot[u].cap)

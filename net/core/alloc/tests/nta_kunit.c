@@ -2715,40 +2715,46 @@ static void nta_bin_link_overwritten(struct kunit *test)
 }
 
 /*
- * A quarantined pool hands out nothing more: the next slow path closes
- * the bins too, so an object parked in them before is not handed out
- * again, and allocations fail (heads come from kmalloc).  Closing drops
- * the bins without merging them: the pool's free units do not change,
- * and no bin link is followed.
+ * A quarantined pool hands out nothing more: the first slow path or merge
+ * of the bins that finds it broken closes the bins too, so an object
+ * parked in them before is not handed out again, and allocations fail
+ * (heads come from kmalloc).  Closing drops the bins without merging
+ * them: the pool's free units do not change, and no bin link is followed.
+ * The merge here is the decay tick's, a trim's and a dead CPU's.
  */
 static void nta_bins_closed_on_quarantine(struct kunit *test)
 {
 	unsigned int units = 2, size = units * NTA_UNIT;
-	unsigned long flags, free_units;
+	unsigned long flags, free_units = 0;
+	LIST_HEAD(released);
 	struct nta_block *blk;
+	bool has_mark, binned;
 	struct nta_cpu *c;
-	bool has_mark;
 	void *a, *b;
 
 	c = nta_tchecked_pair(test, size, &a, &b);
 	nta_free(b, size);
-	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
 	/*
-	 * b's link overwritten to name a, which is live (as a write after
-	 * free would, with a plausible address): a close that followed the
-	 * bin's links would free a.
+	 * Under the lock and the mark, so that no interrupt pops b (and a
+	 * after it) between the overwrite and the close: b's link overwritten
+	 * to name a, which is live (as a write after free would, with a
+	 * plausible address), the pool marked broken, then a merge of the
+	 * bins.  A merge or close that followed the bin's links would free a.
 	 */
-	KUNIT_ASSERT_TRUE(test, nta_fast_enter(&c));
-	nta_bin_set_next(a, units, NULL);
-	nta_bin_set_next(b, units, a);
-	nta_fast_exit(c);
+	c = nta_slow_lock(&flags, &has_mark);
+	binned = has_mark && c->bins.slot[units].head == b;
+	if (binned) {
+		nta_bin_set_next(a, units, NULL);
+		nta_bin_set_next(b, units, a);
+		c->pool.broken = true;
+		free_units = c->pool.free_units;
+		nta_bins_flush_some(&c->bins, &c->pool, NTA_FLUSH_BATCH,
+				    &released);
+	}
+	nta_slow_unlock(c, has_mark, flags);
+	KUNIT_ASSERT_TRUE_MSG(test, binned, "b not at the head of its bin");
+	KUNIT_EXPECT_TRUE(test, list_empty(&released));
 
-	local_lock_irqsave(&nta_cpu.lock, flags);
-	c->pool.broken = true;
-	free_units = c->pool.free_units;
-	local_unlock_irqrestore(&nta_cpu.lock, flags);
-	/* No bin of this length: the slow path, which closes the bins. */
-	KUNIT_EXPECT_NULL(test, nta_alloc(5 * NTA_UNIT, GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, c->bins.closed);
 	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
 	KUNIT_EXPECT_NULL(test, c->bins.slot[units].head);
@@ -2756,6 +2762,8 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 	blk = nta_block_of(a);
 	KUNIT_EXPECT_EQ(test, blk->meta[nta_unit_of(blk, a)].cls, units);
 	KUNIT_EXPECT_FALSE(test, nta_bin_has_room(&c->bins, units));
+	/* Allocations fail: the bins closed, the pool hands out nothing. */
+	KUNIT_EXPECT_NULL(test, nta_alloc(5 * NTA_UNIT, GFP_KERNEL));
 	/* b, binned before the quarantine, is not handed out again. */
 	KUNIT_EXPECT_NULL(test, nta_alloc(size, GFP_KERNEL));
 
