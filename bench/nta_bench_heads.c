@@ -128,12 +128,13 @@ static void nb_count(unsigned int req, unsigned int size, bool slab, int sign)
  * a model of slab (tools/testing/nta, bench/traces/).  Writing N starts
  * recording the next N heads counted (at most NB_TRACE_MAX), 0 stops.
  * Each head gets the number of its allocation, kept by its address until
- * its free records its life: the heads allocated meanwhile, the harness's
- * clock.  Reading gives "bytes life" per head in allocation order: the
- * bytes asked for, as requested_bytes counts them, and the life, -1 for a
- * head still live when reading.  The heads of all CPUs make one trace.
+ * its free records its life: the heads allocated from its own allocation
+ * to its free, the harness's clock (at least 1).  Reading, once stopped,
+ * gives "bytes life" per head in allocation order: the bytes asked for, as
+ * requested_bytes counts them, and the life, -1 for a head still live at
+ * the stop.  The heads of all CPUs make one trace.
  */
-#define NB_TRACE_MAX	(1U << 20)
+#define NB_TRACE_MAX	BIT(20)
 
 struct nb_trace_rec {
 	u32 req;
@@ -142,7 +143,8 @@ struct nb_trace_rec {
 
 static struct nb_trace_rec *nb_trace;
 static unsigned int nb_trace_cap;
-static atomic_t nb_trace_seq, nb_trace_unkept;
+static atomic_long_t nb_trace_seq;
+static atomic_t nb_trace_unkept;
 static bool nb_trace_on;
 static DEFINE_XARRAY_FLAGS(nb_trace_xa, XA_FLAGS_LOCK_IRQ);
 
@@ -156,32 +158,31 @@ static unsigned long nb_trace_index(const void *head)
 static void nb_trace_alloc(const void *head, unsigned int req)
 {
 	struct nb_trace_rec *rec;
-	unsigned long flags;
-	unsigned int seq;
+	unsigned long flags, seq;
 
 	/* Acquire: @nb_trace and @nb_trace_cap as the start set them. */
 	if (!smp_load_acquire(&nb_trace_on))
 		return;
-	seq = atomic_inc_return(&nb_trace_seq) - 1;
+	seq = atomic_long_inc_return(&nb_trace_seq) - 1;
 	if (seq >= nb_trace_cap)
 		return;
 	rec = &nb_trace[seq];
-	rec->req = req;
+	WRITE_ONCE(rec->req, req);
 	WRITE_ONCE(rec->life, -1);
 	xa_lock_irqsave(&nb_trace_xa, flags);
 	/* No memory for the entry: the head stays "live" in the trace. */
 	if (xa_is_err(__xa_store(&nb_trace_xa, nb_trace_index(head),
-				 xa_mk_value(seq), GFP_ATOMIC | __GFP_NOWARN)))
+				 xa_mk_value(seq), GFP_NOWAIT | __GFP_NOWARN)))
 		atomic_inc(&nb_trace_unkept);
 	xa_unlock_irqrestore(&nb_trace_xa, flags);
 }
 
 static void nb_trace_free(const void *head)
 {
-	unsigned long flags;
-	unsigned int seq;
+	unsigned long flags, seq;
 	void *entry;
 
+	/* Acquire: pairs with nb_trace_start()'s release, as above. */
 	if (!smp_load_acquire(&nb_trace_on))
 		return;
 	xa_lock_irqsave(&nb_trace_xa, flags);
@@ -190,7 +191,8 @@ static void nb_trace_free(const void *head)
 	if (!xa_is_value(entry))
 		return;
 	seq = xa_to_value(entry);
-	WRITE_ONCE(nb_trace[seq].life, atomic_read(&nb_trace_seq) - seq);
+	WRITE_ONCE(nb_trace[seq].life,
+		   min(atomic_long_read(&nb_trace_seq) - seq, (unsigned long)S32_MAX));
 }
 
 /**
@@ -236,7 +238,7 @@ void nta_bench_head_uncount(const void *head, unsigned int tsize)
 
 static unsigned int nb_trace_len(void)
 {
-	return min_t(unsigned int, atomic_read(&nb_trace_seq), nb_trace_cap);
+	return min_t(unsigned long, atomic_long_read(&nb_trace_seq), nb_trace_cap);
 }
 
 /* Stop recording; the caller holds nb_heads_mutex. */
@@ -246,8 +248,10 @@ static void nb_trace_stop(void)
 		return;
 	WRITE_ONCE(nb_trace_on, false);
 	synchronize_rcu();
-	pr_info("trace: %u heads allocated, %u recorded, %u of them not kept by address (no memory): live in the trace\n",
-		atomic_read(&nb_trace_seq), nb_trace_len(),
+	/* The heads still live keep no entry: their lives stay -1. */
+	xa_destroy(&nb_trace_xa);
+	pr_info("trace: %ld heads allocated, %u recorded, %u of them not kept by address (no memory): live in the trace\n",
+		atomic_long_read(&nb_trace_seq), nb_trace_len(),
 		atomic_read(&nb_trace_unkept));
 }
 
@@ -264,15 +268,19 @@ static int nb_trace_start(unsigned int cap)
 	vfree(nb_trace);
 	nb_trace = buf;
 	nb_trace_cap = cap;
-	atomic_set(&nb_trace_seq, 0);
+	atomic_long_set(&nb_trace_seq, 0);
 	atomic_set(&nb_trace_unkept, 0);
+	/* Release: the hooks that see it on see the buffer and its size. */
 	smp_store_release(&nb_trace_on, true);
 	return 0;
 }
 
+/* Only once stopped: a head counted but not yet written reads as 0 0. */
 static void *nb_trace_seq_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&nb_heads_mutex);
+	if (READ_ONCE(nb_trace_on))
+		return ERR_PTR(-EBUSY);
 	return *pos < nb_trace_len() ? &nb_trace[*pos] : NULL;
 }
 
@@ -291,7 +299,7 @@ static int nb_trace_seq_show(struct seq_file *m, void *v)
 {
 	const struct nb_trace_rec *rec = v;
 
-	seq_printf(m, "%u %d\n", rec->req, READ_ONCE(rec->life));
+	seq_printf(m, "%u %d\n", READ_ONCE(rec->req), READ_ONCE(rec->life));
 	return 0;
 }
 

@@ -5,12 +5,14 @@
 # of the bench kernel, with mainline's allocator (nta/bench_trace of
 # bench/nta_bench_heads.c), into bench/traces/<workload>.trace.gz: one
 # "bytes life" line per head, in allocation order; life counts the heads
-# allocated meanwhile, -1 for a head still live at the end.  The userspace
+# allocated from its allocation to its free, -1 for a head still live at
+# the end.  The traces replace those in bench/traces/ only when every
+# workload gave one.  The userspace
 # harness's fragmentation table replays them (tools/testing/nta,
-# NTA_TRACES=bench/traces).  NTA_TRACE_HEADS: heads per workload [65536].
+# NTA_TRACES=bench/traces).  NTA_TRACE_HEADS: heads per workload [262144].
 . "$(dirname "$0")/nta-lib.sh"
 
-heads=${NTA_TRACE_HEADS:-65536}
+heads=${NTA_TRACE_HEADS:-262144}
 [[ $heads =~ ^[1-9][0-9]*$ ]] && [ "$heads" -le 1048576 ] ||
 	die "NTA_TRACE_HEADS: 1..1048576, not '$heads'"
 D=$NTA_OUT/traces
@@ -23,7 +25,7 @@ FLAVOUR=bench "$NTA_ROOT/scripts/nta-boot.sh" -n traces -d "$D" -t 2400 -p boot_
 
 # Lines between the markers that are a trace's ("bytes life"); a kernel
 # message that broke into one is dropped, and counted.
-rc=0
+rc=0 kept=()
 for w in web tcp udp64 udp1400 udp8000 backlog; do
 	out=$D/$w.trace
 	awk -v w="$w" -v out="$out" '
@@ -38,8 +40,12 @@ for w in web tcp udp64 udp1400 udp8000 backlog; do
 		rc=1
 		continue
 	fi
-	gzip -9n <"$out" >"$dest/$w.trace.gz"
-	info "trace $w: $n heads ($bad broken lines dropped) -> bench/traces/$w.trace.gz"
+	gzip -9n <"$out" >"$out.gz"
+	kept+=("$w")
+	info "trace $w: $n heads ($bad broken lines dropped)"
 done
-[ $rc = 0 ] || die "traces: some workloads failed (console: ${D#$NTA_ROOT/}/traces.log)"
-banner "traces: done; commit bench/traces/ to keep them"
+[ $rc = 0 ] || die "traces: some workloads failed, bench/traces/ left as it was (console: ${D#$NTA_ROOT/}/traces.log)"
+for w in "${kept[@]}"; do
+	cp "$D/$w.trace.gz" "$dest/$w.trace.gz"
+done
+banner "traces: done, bench/traces/ written; commit it to keep them"
