@@ -154,12 +154,13 @@ static unsigned long nb_trace_index(const void *head)
 	return (unsigned long)head / NB_UNIT;
 }
 
-/* Under rcu_read_lock(): a stop waits for these before freeing @nb_trace. */
+/* In an RCU read section: a stop waits for it before freeing @nb_trace. */
 static void nb_trace_alloc(const void *head, unsigned int req)
 {
 	struct nb_trace_rec *rec;
 	unsigned long flags, seq;
 
+	guard(rcu)();
 	/* Acquire: @nb_trace and @nb_trace_cap as the start set them. */
 	if (!smp_load_acquire(&nb_trace_on))
 		return;
@@ -182,6 +183,7 @@ static void nb_trace_free(const void *head)
 	unsigned long flags, seq;
 	void *entry;
 
+	guard(rcu)();
 	/* Acquire: pairs with nb_trace_start()'s release, as above. */
 	if (!smp_load_acquire(&nb_trace_on))
 		return;
@@ -214,9 +216,7 @@ unsigned int nta_bench_head_count(const void *head, unsigned int req,
 	    r > NTA_BENCH_MASK || s > NTA_BENCH_MASK)
 		return 0;
 	nb_count(req, size, slab, 1);
-	rcu_read_lock();
 	nb_trace_alloc(head, req);
-	rcu_read_unlock();
 	return NTA_BENCH_HEAD | (slab ? NTA_BENCH_SLAB : 0) |
 	       s << NTA_BENCH_BITS | r;
 }
@@ -231,9 +231,7 @@ void nta_bench_head_uncount(const void *head, unsigned int tsize)
 	nb_count((tsize & NTA_BENCH_MASK) << NTA_BENCH_SHIFT,
 		 (tsize >> NTA_BENCH_BITS & NTA_BENCH_MASK) << NTA_BENCH_SHIFT,
 		 tsize & NTA_BENCH_SLAB, -1);
-	rcu_read_lock();
 	nb_trace_free(head);
-	rcu_read_unlock();
 }
 
 static unsigned int nb_trace_len(void)
@@ -261,7 +259,6 @@ static int nb_trace_start(unsigned int cap)
 	struct nb_trace_rec *buf;
 
 	nb_trace_stop();
-	xa_destroy(&nb_trace_xa);
 	buf = vcalloc(cap, sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;

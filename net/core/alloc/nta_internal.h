@@ -574,8 +574,8 @@ static __always_inline void nta_slow_unlock(struct nta_cpu *c, bool has_mark,
 static __always_inline void nta_bins_on_broken(struct nta_cpu *c,
 					       bool has_mark)
 {
-	if (unlikely(nta_pool_broken(&c->pool)) && has_mark && !c->bins.closed)
-		nta_bins_close(&c->bins);
+	if (has_mark)
+		nta_bins_pool_broken(&c->bins, &c->pool);
 }
 
 /*

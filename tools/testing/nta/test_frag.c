@@ -206,7 +206,8 @@ static unsigned int life(struct rng *r, double mean)
 }
 
 /* RX data segments queued in sockets, ACKs freed fast, TX header skbs. */
-static struct draw trace_tcp(struct rng *r, void *arg __always_unused)
+static struct draw trace_tcp(struct rng *r, void *arg __always_unused,
+			      unsigned long step __always_unused)
 {
 	unsigned int x = rng_range(r, 0, 99);
 
@@ -217,13 +218,15 @@ static struct draw trace_tcp(struct rng *r, void *arg __always_unused)
 	return synth(head(256), 300);
 }
 
-static struct draw trace_udp(struct rng *r, void *arg __always_unused)
+static struct draw trace_udp(struct rng *r, void *arg __always_unused,
+			      unsigned long step __always_unused)
 {
 	return synth(head(rng_range(r, 64, 9000) + 42), 800);
 }
 
 /* ACKs, requests, MSS responses, large GRO-sized and jumbo heads. */
-static struct draw trace_web(struct rng *r, void *arg __always_unused)
+static struct draw trace_web(struct rng *r, void *arg __always_unused,
+			      unsigned long step __always_unused)
 {
 	unsigned int x = rng_range(r, 0, 99);
 
@@ -245,14 +248,16 @@ static struct draw trace_web(struct rng *r, void *arg __always_unused)
 
 struct rec_trace {
 	unsigned int *size, *life;
-	unsigned long n, pos, too_big, cut;
+	unsigned long n, too_big, cut;
 	unsigned int max_life;
 };
 
-static struct draw trace_rec(struct rng *r __always_unused, void *arg)
+/* The head of step @step: the trace replayed over and over. */
+static struct draw trace_rec(struct rng *r __always_unused, void *arg,
+			     unsigned long step)
 {
 	struct rec_trace *t = arg;
-	unsigned long i = t->pos++ % t->n;
+	unsigned long i = step % t->n;
 
 	return (struct draw){ .size = t->size[i], .life = t->life[i] };
 }
@@ -324,7 +329,7 @@ static bool rec_load(struct rec_trace *t, const char *dir, const char *name)
 /* A trace to replay: recorded (@arg a struct rec_trace) or synthetic. */
 struct source {
 	const char *name;
-	struct draw (*gen)(struct rng *r, void *arg);
+	struct draw (*gen)(struct rng *r, void *arg, unsigned long step);
 	void *arg;
 	unsigned int max_life;
 };
@@ -401,7 +406,7 @@ static void replay(const struct source *src, unsigned long steps,
 			continue;		/* only let the rest die */
 
 		{
-			struct draw d = src->gen(&r, src->arg);
+			struct draw d = src->gen(&r, src->arg, t);
 			unsigned int idx, when;
 			struct live *o;
 
@@ -538,10 +543,13 @@ static void frag_note_recorded(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_RECORDED && recs[NR_RECORDED - 1].n; i++)
-			t_note("recorded %-7s: %lu heads, longest life %u heads; %lu above NTA_MAX_SIZE left out, %lu lives cut to %u",
-			       rec_names[i], recs[i].n, recs[i].max_life,
-			       recs[i].too_big, recs[i].cut, REC_LIFE_MAX);
+	/* The last one loads only when all the others did. */
+	if (!recs[NR_RECORDED - 1].n)
+		return;
+	for (i = 0; i < NR_RECORDED; i++)
+		t_note("recorded %-7s: %lu heads, longest life %u heads; %lu above NTA_MAX_SIZE left out, %lu lives cut to %u",
+		       rec_names[i], recs[i].n, recs[i].max_life,
+		       recs[i].too_big, recs[i].cut, REC_LIFE_MAX);
 }
 
 static void test_frag(void)
@@ -554,11 +562,7 @@ static void test_frag(void)
 	unsigned int i, n = frag_sources(src);
 
 	for (i = 0; i < n; i++) {
-		if (src[i].arg)
-			((struct rec_trace *)src[i].arg)->pos = 0;
 		replay(&src[i], steps, NULL, &res[2 * i]);
-		if (src[i].arg)
-			((struct rec_trace *)src[i].arg)->pos = 0;
 		bins_init(b);
 		replay(&src[i], steps, b, &res[2 * i + 1]);
 		/*
@@ -621,7 +625,6 @@ static void drift_one(struct source *tr, unsigned long steps)
 		unsigned long cycles = max(1ul, (steps - FRAG_SETTLE) / (NR_WINDOWS * t->n));
 
 		steps = FRAG_SETTLE + NR_WINDOWS * cycles * t->n;
-		t->pos = 0;
 	}
 	bins_init(b);
 	replay(tr, steps, b, res);
