@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nta_backlog: the slow-consumer backlog benchmark of make demo (issue 28,
- * item 3).  Many AF_UNIX datagram and stream pairs and UDP sockets over
- * loopback, readers stopped; writers send a mix of message sizes until
+ * item 3).  Many AF_UNIX datagram and stream pairs, UDP sockets over
+ * loopback and UDP sockets over a veth pair into a network namespace,
+ * readers stopped; writers send a mix of message sizes until
  * each socket refuses (EAGAIN) or, for UDP, drops (SK_MEMINFO_DROPS of the
  * receiver).  Then the readers drain every other socket, the writers
  * refill those with another mix, and the readers drain all.  It counts
@@ -20,9 +21,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/types.h>
+#include <linux/veth.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +42,19 @@
 #define SO_MEMINFO	55
 #endif
 
-enum { UNIX_DGRAM, UNIX_STREAM, UDP_LO, KINDS };
+enum { UNIX_DGRAM, UNIX_STREAM, UDP_LO, UDP_VETH, KINDS };
 static const char * const kind_name[KINDS] = {
-	"unix_dgram", "unix_stream", "udp_lo",
+	"unix_dgram", "unix_stream", "udp_lo", "udp_veth",
 };
+
+/*
+ * The veth pair: VETH_TX in this namespace, VETH_RX in a namespace of its
+ * own, where the UDP_VETH receivers are bound to VETH_RX_ADDR.
+ */
+#define VETH_TX		"ntabl0"
+#define VETH_RX		"ntabl1"
+#define VETH_TX_ADDR	"10.217.0.1"
+#define VETH_RX_ADDR	"10.217.0.2"
 
 struct sock_pair {
 	int kind;
@@ -103,6 +119,139 @@ static unsigned int drops_of(int fd)
 	return mi[SK_MEMINFO_DROPS];
 }
 
+static int netns_home = -1, netns_veth = -1;
+
+static struct rtattr *rta_put(struct nlmsghdr *n, int type, const void *data,
+			      int len)
+{
+	struct rtattr *rta = (void *)n + NLMSG_ALIGN(n->nlmsg_len);
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+/* Close a nest that rta_put() opened: it spans what was put since. */
+static void rta_end(struct nlmsghdr *n, struct rtattr *nest)
+{
+	nest->rta_len = (void *)n + n->nlmsg_len - (void *)nest;
+}
+
+/* One rtnetlink request; the kernel's answer (0 or -errno) from its ack. */
+static int rtnl_talk(struct nlmsghdr *n)
+{
+	char ack[1024];
+	struct nlmsghdr *a = (struct nlmsghdr *)ack;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	ssize_t r;
+
+	if (fd < 0)
+		die("netlink socket");
+	n->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (send(fd, n, n->nlmsg_len, 0) != (ssize_t)n->nlmsg_len)
+		die("netlink send");
+	r = recv(fd, ack, sizeof(ack), 0);
+	close(fd);
+	if (r < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
+	    a->nlmsg_type != NLMSG_ERROR)
+		die("netlink ack");
+	return ((struct nlmsgerr *)NLMSG_DATA(a))->error;
+}
+
+/* ip link add VETH_TX type veth peer name VETH_RX netns @peer_ns */
+static int veth_add(int peer_ns)
+{
+	struct {
+		struct nlmsghdr n;
+		struct ifinfomsg i;
+		char attrs[512];
+	} req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.n.nlmsg_type = RTM_NEWLINK,
+		.n.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL,
+	};
+	struct ifinfomsg peer = { 0 };
+	struct rtattr *info, *data, *p;
+	__u32 fd = peer_ns;
+
+	rta_put(&req.n, IFLA_IFNAME, VETH_TX, sizeof(VETH_TX));
+	info = rta_put(&req.n, IFLA_LINKINFO, NULL, 0);
+	rta_put(&req.n, IFLA_INFO_KIND, "veth", sizeof("veth"));
+	data = rta_put(&req.n, IFLA_INFO_DATA, NULL, 0);
+	/* The peer's attributes follow an ifinfomsg of its own. */
+	p = rta_put(&req.n, VETH_INFO_PEER, &peer, sizeof(peer));
+	rta_put(&req.n, IFLA_IFNAME, VETH_RX, sizeof(VETH_RX));
+	rta_put(&req.n, IFLA_NET_NS_FD, &fd, sizeof(fd));
+	rta_end(&req.n, p);
+	rta_end(&req.n, data);
+	rta_end(&req.n, info);
+	return rtnl_talk(&req.n);
+}
+
+/* ip link del VETH_TX: its peer goes with it. */
+static void veth_del(void)
+{
+	struct {
+		struct nlmsghdr n;
+		struct ifinfomsg i;
+	} req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.n.nlmsg_type = RTM_DELLINK,
+		.i.ifi_index = if_nametoindex(VETH_TX),
+	};
+
+	if (req.i.ifi_index && rtnl_talk(&req.n))
+		fprintf(stderr, "nta_backlog: could not delete %s\n", VETH_TX);
+}
+
+static void in_netns(int ns)
+{
+	if (setns(ns, CLONE_NEWNET))
+		die("setns");
+}
+
+static void run_ip(const char *cmds)
+{
+	if (system(cmds)) {
+		fprintf(stderr, "nta_backlog: '%s' failed\n", cmds);
+		exit(1);
+	}
+}
+
+/*
+ * A network namespace with the receiving end of a veth pair, VETH_TX_ADDR
+ * here and VETH_RX_ADDR there, both up.  The namespace lives while
+ * @netns_veth is open; veth_del() takes the pair away at exit.
+ */
+static void veth_setup(void)
+{
+	int err;
+
+	netns_home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (netns_home < 0 || unshare(CLONE_NEWNET))
+		die("a network namespace for the veth peer");
+	netns_veth = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (netns_veth < 0)
+		die("/proc/self/ns/net");
+	in_netns(netns_home);
+	veth_del();		/* left by a run that was killed */
+	err = veth_add(netns_veth);
+	if (err) {
+		errno = -err;
+		die("veth pair (CONFIG_VETH, CONFIG_NET_NS)");
+	}
+	atexit(veth_del);
+	run_ip("ip addr add " VETH_TX_ADDR "/24 dev " VETH_TX
+	       " && ip link set " VETH_TX " up");
+	in_netns(netns_veth);
+	run_ip("ip link set lo up && ip addr add " VETH_RX_ADDR "/24 dev "
+	       VETH_RX " && ip link set " VETH_RX " up");
+	in_netns(netns_home);
+}
+
 static void open_pair(struct sock_pair *p, int kind)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -110,15 +259,23 @@ static void open_pair(struct sock_pair *p, int kind)
 	int sv[2];
 
 	p->kind = kind;
-	if (kind != UDP_LO) {
+	if (kind == UNIX_DGRAM || kind == UNIX_STREAM) {
 		if (socketpair(AF_UNIX, kind == UNIX_DGRAM ? SOCK_DGRAM :
 			       SOCK_STREAM, 0, sv))
 			die("socketpair");
 		p->tx = sv[0];
 		p->rx = sv[1];
 	} else {
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		/* A socket belongs to the namespace it was made in. */
+		if (kind == UDP_VETH) {
+			in_netns(netns_veth);
+			inet_pton(AF_INET, VETH_RX_ADDR, &a.sin_addr);
+		} else {
+			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		}
 		p->rx = socket(AF_INET, SOCK_DGRAM, 0);
+		if (kind == UDP_VETH)
+			in_netns(netns_home);
 		p->tx = socket(AF_INET, SOCK_DGRAM, 0);
 		if (p->rx < 0 || p->tx < 0)
 			die("socket");
@@ -129,6 +286,27 @@ static void open_pair(struct sock_pair *p, int kind)
 	}
 	if (fcntl(p->tx, F_SETFL, O_NONBLOCK) || fcntl(p->rx, F_SETFL, O_NONBLOCK))
 		die("O_NONBLOCK");
+}
+
+static int is_udp(const struct sock_pair *p)
+{
+	return p->kind == UDP_LO || p->kind == UDP_VETH;
+}
+
+/*
+ * One datagram through the veth pair and out of its receiver, so that the
+ * neighbour entry is resolved before the fill: datagrams queued behind an
+ * unresolved one may be dropped where no socket counts them.
+ */
+static void veth_warm(const struct sock_pair *p)
+{
+	struct pollfd pfd = { .fd = p->rx, .events = POLLIN };
+
+	if (send(p->tx, buf, 1, 0) != 1 || poll(&pfd, 1, 5000) != 1 ||
+	    recv(p->rx, buf, sizeof(buf), 0) != 1) {
+		fprintf(stderr, "nta_backlog: nothing came through the veth pair\n");
+		exit(1);
+	}
 }
 
 /* One message to @p; false once it refuses (EAGAIN) or drops. */
@@ -144,7 +322,7 @@ static int send_one(struct sock_pair *p, int shift, struct counts *c)
 		c[p->kind].refused++;
 		return 0;
 	}
-	if (p->kind == UDP_LO && drops_of(p->rx) != p->drops) {
+	if (is_udp(p) && drops_of(p->rx) != p->drops) {
 		/* Dropped at the receiver: not queued. */
 		c[p->kind].refused++;
 		return 0;
@@ -165,7 +343,7 @@ static void fill(int first, int step, int shift, struct counts *c)
 
 	for (i = first; i < nr_pairs; i += step) {
 		pairs[i].full = 0;
-		if (pairs[i].kind == UDP_LO)
+		if (is_udp(&pairs[i]))
 			pairs[i].drops = drops_of(pairs[i].rx);
 		left++;
 	}
@@ -220,7 +398,7 @@ int main(int argc, char **argv)
 {
 	struct counts c[KINDS] = {}, s[KINDS] = {};
 	struct rlimit rl = { 65536, 65536 };
-	int per = 128, opt, i;
+	int per = 96, opt, i;
 
 	rng = 0x9e3779b97f4a7c15ULL;
 	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
@@ -241,9 +419,11 @@ int main(int argc, char **argv)
 	if (!pairs)
 		die("calloc");
 	memset(buf, 'x', sizeof(buf));
+	veth_setup();
 	/* Kinds interleaved: socket i is of kind i % KINDS, halves alike. */
 	for (i = 0; i < nr_pairs; i++)
 		open_pair(&pairs[i], i % KINDS);
+	veth_warm(&pairs[UDP_VETH]);
 
 	measure(argv[optind], "idle");
 	fill(0, 1, 0, c);
