@@ -31,6 +31,8 @@
 #
 # Environment [default]:
 #   NTA_IRQSOFF_ROUNDS  rounds per setting [3]
+#   NTA_IRQSOFF_FIRST   the setting of the warm-up round and of the first
+#                       counted one, 1 (NTA on) or 0 [1]
 #   NTA_IRQSOFF_SECS    seconds per flow [2]
 #   NTA_UDP_BW          UDP target bitrate [100M]
 #   and those of nta_lib.sh (NTA_DRAIN_WAIT, NTA_PORT_BASE, ...)
@@ -38,6 +40,8 @@
 . "$(dirname "$0")/nta_lib.sh"
 
 rounds=${NTA_IRQSOFF_ROUNDS:-3}
+first=${NTA_IRQSOFF_FIRST:-1}
+case $first in 0 | 1) ;; *) echo "NTA_IRQSOFF_FIRST=$first: 0 or 1" >&2; exit 1 ;; esac
 secs=${NTA_IRQSOFF_SECS:-2}
 NTA_UDP_BW=${NTA_UDP_BW:-100M}
 NTA_IPERF_TIME=$secs
@@ -140,12 +144,12 @@ where_on="?"
 where_off="?"
 loads_ok=0
 nta_longest=""
-irqsoff_round 1
+irqsoff_round "$first"
 tap_note "irqsoff warm-up round (not counted): longest $us us ($where)"
 i=0
 while [ $i -lt "$rounds" ]; do
-	order="1 0"
-	[ $((i % 2)) = 0 ] || order="0 1"
+	order="$first $((1 - first))"
+	[ $((i % 2)) = 0 ] || order="$((1 - first)) $first"
 	for s in $order; do
 		irqsoff_round $s
 		m=on
