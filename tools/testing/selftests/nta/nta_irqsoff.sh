@@ -13,11 +13,12 @@
 # work (where NTA holds interrupts off longest).  On one CPU both ends share
 # it: no remote frees, but no section spans another vCPU's turn either,
 # which under QEMU's -icount (one vCPU at a time, guest time counted in
-# instructions) makes the figures instruction counts.  After a warm-up round
-# (not counted), NTA on and off alternate, NTA_IRQSOFF_ROUNDS each, in turns
-# that swap which setting goes first; a round's figure is the tracer's
-# tracing_max_latency after its loads, with the functions where that section
-# began and ended, and the task and first callers where it ended.  The tests:
+# instructions) makes the figures instruction counts.  After two warm-up
+# rounds (not counted), one per setting, NTA on and off alternate,
+# NTA_IRQSOFF_ROUNDS each, in turns that swap which setting goes first; a
+# round's figure is the tracer's tracing_max_latency after its loads, with
+# the functions where that section began and ended, and the task and first
+# callers where it ended.  The tests:
 # irqsoff_loads_ran, every flow finished; irqsoff_nta_not_longest, no NTA-on
 # round's longest section began or ended in a function of NTA's (nta_*): NTA
 # opens no section longer than the rest of the kernel's.  The figures, NTA on
@@ -31,8 +32,8 @@
 #
 # Environment [default]:
 #   NTA_IRQSOFF_ROUNDS  rounds per setting [3]
-#   NTA_IRQSOFF_FIRST   the setting of the warm-up round and of the first
-#                       counted one, 1 (NTA on) or 0 [1]
+#   NTA_IRQSOFF_FIRST   the setting that goes first, in the warm-up and in
+#                       the counted rounds, 1 (NTA on) or 0 [1]
 #   NTA_IRQSOFF_SECS    seconds per flow [2]
 #   NTA_UDP_BW          UDP target bitrate [100M]
 #   and those of nta_lib.sh (NTA_DRAIN_WAIT, NTA_PORT_BASE, ...)
@@ -102,6 +103,11 @@ irqsoff_stack()
 		"$T/trace"
 }
 
+on_off()
+{
+	if [ "$1" = 1 ]; then echo on; else echo off; fi
+}
+
 # irqsoff_round SETTING: one round's loads; its figure in $us and $where
 irqsoff_round()
 {
@@ -144,16 +150,20 @@ where_on="?"
 where_off="?"
 loads_ok=0
 nta_longest=""
-irqsoff_round "$first"
-tap_note "irqsoff warm-up round (not counted): longest $us us ($where)"
+# The round after the first warm-up was still the longest of its setting
+# in three runs of 6-12 rounds each, whichever setting it had: so each
+# setting gets a warm-up round of its own.
+for s in "$first" $((1 - first)); do
+	irqsoff_round "$s"
+	tap_note "irqsoff warm-up round, NTA $(on_off "$s") (not counted): longest $us us ($where)"
+done
 i=0
 while [ $i -lt "$rounds" ]; do
 	order="$first $((1 - first))"
 	[ $((i % 2)) = 0 ] || order="$((1 - first)) $first"
 	for s in $order; do
 		irqsoff_round $s
-		m=on
-		[ $s = 1 ] || m=off
+		m=$(on_off "$s")
 		echo "$us" >>"$NTA_TMP/irqsoff-$m"
 		tap_note "irqsoff round $i, NTA $m: longest $us us ($where)"
 		tap_note "  in $stack"
