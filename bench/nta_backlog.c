@@ -9,7 +9,10 @@
  * refill those with another mix, and the readers drain all.  It counts
  * bytes and messages, not time, so an emulated guest is a fair referee.
  *
- *   nta_backlog [-n SOCKETS_PER_KIND] [-s SEED] MEASURE
+ *   nta_backlog [-n SOCKETS_PER_KIND] [-s SEED] [-m VETH_MTU] MEASURE
+ *
+ * VETH_MTU is the veth pair's MTU, 1500 by default (veth's own): over it
+ * a datagram above 1472 B goes as IP fragments, each a head of its own.
  *
  * MEASURE is run through sh -c with the phase name as $1 at each point
  * (idle, fill, half, shift, drained); it prints what the memory looks like
@@ -120,6 +123,7 @@ static unsigned int drops_of(int fd)
 }
 
 static int netns_home = -1, netns_veth = -1;
+static char veth_mtu[16] = "1500";
 
 static struct rtattr *rta_put(struct nlmsghdr *n, int type, const void *data,
 			      int len)
@@ -230,6 +234,8 @@ static void veth_setup(void)
 {
 	int err;
 
+	if (setenv("NTA_VETH_MTU", veth_mtu, 1))
+		die("setenv");
 	netns_home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (netns_home < 0 || unshare(CLONE_NEWNET))
 		die("a network namespace for the veth peer");
@@ -245,10 +251,10 @@ static void veth_setup(void)
 	}
 	atexit(veth_del);
 	run_ip("ip addr add " VETH_TX_ADDR "/24 dev " VETH_TX
-	       " && ip link set " VETH_TX " up");
+	       " && ip link set " VETH_TX " mtu $NTA_VETH_MTU up");
 	in_netns(netns_veth);
 	run_ip("ip link set lo up && ip addr add " VETH_RX_ADDR "/24 dev "
-	       VETH_RX " && ip link set " VETH_RX " up");
+	       VETH_RX " && ip link set " VETH_RX " mtu $NTA_VETH_MTU up");
 	in_netns(netns_home);
 }
 
@@ -398,19 +404,23 @@ int main(int argc, char **argv)
 {
 	struct counts c[KINDS] = {}, s[KINDS] = {};
 	struct rlimit rl = { 65536, 65536 };
-	int per = 96, opt, i;
+	int per = 80, opt, i;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:m:")) != -1) {
 		if (opt == 'n')
 			per = atoi(optarg);
+		else if (opt == 'm')
+			snprintf(veth_mtu, sizeof(veth_mtu), "%u",
+				 (unsigned int)strtoul(optarg, NULL, 0));
 		else if (opt == 's')
 			rng ^= strtoull(optarg, NULL, 0);
 		else
 			return 2;
 	}
 	if (optind + 1 != argc || per < 2) {
-		fprintf(stderr, "usage: %s [-n SOCKETS_PER_KIND] [-s SEED] MEASURE\n", argv[0]);
+		fprintf(stderr, "usage: %s [-n SOCKETS_PER_KIND] [-s SEED] [-m VETH_MTU] MEASURE\n",
+			argv[0]);
 		return 2;
 	}
 	setrlimit(RLIMIT_NOFILE, &rl);

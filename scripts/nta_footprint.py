@@ -189,7 +189,7 @@ def backlog_lines(bl, row):
     w = (8,) * (8 + len(kinds))
     kib = lambda x: '-' if x is None else f'{x / 1024:.0f}K'  # noqa: E731
     out = ['', 'Slow-consumer backlog (bench/nta_backlog.c: AF_UNIX dgram and stream pairs, UDP sockets over',
-           'loopback and over a veth pair into a network namespace, 96 of each, readers stopped, filled with a mix',
+           'loopback and over a veth pair into a network namespace, 80 of each, on CPU 0, readers stopped, filled with a mix',
            'of 100 B-8 KiB messages until EAGAIN or a drop; then half drained and refilled with 900-1100 B',
            'messages; then all drained and the shrinkers run), median of',
            'the rounds: kernel bytes per queued payload byte by footprint (as above) and by MemFree; messages',
