@@ -11,8 +11,8 @@
  *
  *   nta_backlog [-n SOCKETS_PER_KIND] [-s SEED] [-m VETH_MTU] MEASURE
  *
- * VETH_MTU is the veth pair's MTU, 1500 by default (veth's own): over it
- * a datagram above 1472 B goes as IP fragments, each a head of its own.
+ * VETH_MTU is the veth pair's MTU, 68-65535, 1500 by default (veth's own):
+ * over it a datagram above 1472 B goes as IP fragments, a head each.
  *
  * MEASURE is run through sh -c with the phase name as $1 at each point
  * (idle, fill, half, shift, drained); it prints what the memory looks like
@@ -123,56 +123,74 @@ static unsigned int drops_of(int fd)
 }
 
 static int netns_home = -1, netns_veth = -1;
-static char veth_mtu[16] = "1500";
+static unsigned int veth_mtu = 1500;
 
-static struct rtattr *rta_put(struct nlmsghdr *n, int type, const void *data,
+struct nl_req {
+	struct nlmsghdr n;
+	struct ifinfomsg i;
+	char attrs[512];
+};
+
+static struct rtattr *rta_put(struct nl_req *req, int type, const void *data,
 			      int len)
 {
-	struct rtattr *rta = (void *)n + NLMSG_ALIGN(n->nlmsg_len);
+	struct rtattr *rta = (void *)&req->n + NLMSG_ALIGN(req->n.nlmsg_len);
 
+	if (NLMSG_ALIGN(req->n.nlmsg_len) + RTA_SPACE(len) > sizeof(*req)) {
+		fprintf(stderr, "nta_backlog: netlink request too long\n");
+		exit(1);
+	}
 	rta->rta_type = type;
 	rta->rta_len = RTA_LENGTH(len);
 	if (len)
 		memcpy(RTA_DATA(rta), data, len);
-	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	req->n.nlmsg_len = NLMSG_ALIGN(req->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
 	return rta;
 }
 
 /* Close a nest that rta_put() opened: it spans what was put since. */
-static void rta_end(struct nlmsghdr *n, struct rtattr *nest)
+static void rta_end(struct nl_req *req, struct rtattr *nest)
 {
-	nest->rta_len = (void *)n + n->nlmsg_len - (void *)nest;
+	nest->rta_len = (void *)&req->n + req->n.nlmsg_len - (void *)nest;
 }
 
-/* One rtnetlink request; the kernel's answer (0 or -errno) from its ack. */
-static int rtnl_talk(struct nlmsghdr *n)
+/*
+ * One rtnetlink request.  Return: the kernel's answer from its ack (0 or
+ * -errno), or -errno of a local failure.  It does not exit: veth_del()
+ * calls it from atexit().
+ */
+static int rtnl_talk(struct nl_req *req)
 {
-	char ack[1024];
-	struct nlmsghdr *a = (struct nlmsghdr *)ack;
+	union {
+		struct nlmsghdr h;
+		char buf[1024];
+	} ack;
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	ssize_t r;
 
 	if (fd < 0)
-		die("netlink socket");
-	n->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	if (send(fd, n, n->nlmsg_len, 0) != (ssize_t)n->nlmsg_len)
-		die("netlink send");
-	r = recv(fd, ack, sizeof(ack), 0);
+		return -errno;
+	req->n.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (send(fd, &req->n, req->n.nlmsg_len, 0) != (ssize_t)req->n.nlmsg_len) {
+		r = -errno;
+		close(fd);
+		return r ? r : -EIO;
+	}
+	r = recv(fd, &ack, sizeof(ack), 0);
 	close(fd);
 	if (r < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
-	    a->nlmsg_type != NLMSG_ERROR)
-		die("netlink ack");
-	return ((struct nlmsgerr *)NLMSG_DATA(a))->error;
+	    ack.h.nlmsg_type != NLMSG_ERROR)
+		return -EPROTO;
+	return ((struct nlmsgerr *)NLMSG_DATA(&ack.h))->error;
 }
 
-/* ip link add VETH_TX type veth peer name VETH_RX netns @peer_ns */
+/*
+ * ip link add VETH_TX mtu veth_mtu type veth peer name VETH_RX mtu
+ * veth_mtu netns @peer_ns
+ */
 static int veth_add(int peer_ns)
 {
-	struct {
-		struct nlmsghdr n;
-		struct ifinfomsg i;
-		char attrs[512];
-	} req = {
+	struct nl_req req = {
 		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
 		.n.nlmsg_type = RTM_NEWLINK,
 		.n.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL,
@@ -181,34 +199,41 @@ static int veth_add(int peer_ns)
 	struct rtattr *info, *data, *p;
 	__u32 fd = peer_ns;
 
-	rta_put(&req.n, IFLA_IFNAME, VETH_TX, sizeof(VETH_TX));
-	info = rta_put(&req.n, IFLA_LINKINFO, NULL, 0);
-	rta_put(&req.n, IFLA_INFO_KIND, "veth", sizeof("veth"));
-	data = rta_put(&req.n, IFLA_INFO_DATA, NULL, 0);
+	rta_put(&req, IFLA_IFNAME, VETH_TX, sizeof(VETH_TX));
+	rta_put(&req, IFLA_MTU, &veth_mtu, sizeof(veth_mtu));
+	info = rta_put(&req, IFLA_LINKINFO, NULL, 0);
+	rta_put(&req, IFLA_INFO_KIND, "veth", sizeof("veth"));
+	data = rta_put(&req, IFLA_INFO_DATA, NULL, 0);
 	/* The peer's attributes follow an ifinfomsg of its own. */
-	p = rta_put(&req.n, VETH_INFO_PEER, &peer, sizeof(peer));
-	rta_put(&req.n, IFLA_IFNAME, VETH_RX, sizeof(VETH_RX));
-	rta_put(&req.n, IFLA_NET_NS_FD, &fd, sizeof(fd));
-	rta_end(&req.n, p);
-	rta_end(&req.n, data);
-	rta_end(&req.n, info);
-	return rtnl_talk(&req.n);
+	p = rta_put(&req, VETH_INFO_PEER, &peer, sizeof(peer));
+	rta_put(&req, IFLA_IFNAME, VETH_RX, sizeof(VETH_RX));
+	rta_put(&req, IFLA_MTU, &veth_mtu, sizeof(veth_mtu));
+	rta_put(&req, IFLA_NET_NS_FD, &fd, sizeof(fd));
+	rta_end(&req, p);
+	rta_end(&req, data);
+	rta_end(&req, info);
+	return rtnl_talk(&req);
 }
 
-/* ip link del VETH_TX: its peer goes with it. */
+/* ip link del VETH_TX, from this process's own namespace: the peer goes too. */
 static void veth_del(void)
 {
-	struct {
-		struct nlmsghdr n;
-		struct ifinfomsg i;
-	} req = {
+	struct nl_req req = {
 		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
 		.n.nlmsg_type = RTM_DELLINK,
-		.i.ifi_index = if_nametoindex(VETH_TX),
 	};
+	int err;
 
-	if (req.i.ifi_index && rtnl_talk(&req.n))
-		fprintf(stderr, "nta_backlog: could not delete %s\n", VETH_TX);
+	if (netns_home >= 0)
+		setns(netns_home, CLONE_NEWNET);
+	req.i.ifi_index = if_nametoindex(VETH_TX);
+	if (!req.i.ifi_index)
+		return;
+	err = rtnl_talk(&req);
+	/* -ENODEV: the namespace's teardown took it meanwhile. */
+	if (err && err != -ENODEV)
+		fprintf(stderr, "nta_backlog: could not delete %s: %s\n",
+			VETH_TX, strerror(-err));
 }
 
 static void in_netns(int ns)
@@ -228,14 +253,13 @@ static void run_ip(const char *cmds)
 /*
  * A network namespace with the receiving end of a veth pair, VETH_TX_ADDR
  * here and VETH_RX_ADDR there, both up.  The namespace lives while
- * @netns_veth is open; veth_del() takes the pair away at exit.
+ * @netns_veth or a socket made in it is open (all are close-on-exec, so
+ * no MEASURE child keeps it); veth_del() takes the pair away at exit.
  */
 static void veth_setup(void)
 {
-	int err;
+	int err, tries = 0;
 
-	if (setenv("NTA_VETH_MTU", veth_mtu, 1))
-		die("setenv");
 	netns_home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (netns_home < 0 || unshare(CLONE_NEWNET))
 		die("a network namespace for the veth peer");
@@ -243,18 +267,23 @@ static void veth_setup(void)
 	if (netns_veth < 0)
 		die("/proc/self/ns/net");
 	in_netns(netns_home);
-	veth_del();		/* left by a run that was killed */
-	err = veth_add(netns_veth);
+	atexit(veth_del);
+	/*
+	 * A pair left by a run that was killed: delete it, and wait for a
+	 * namespace teardown that is still taking it (EEXIST) for up to 5 s.
+	 */
+	veth_del();
+	while ((err = veth_add(netns_veth)) == -EEXIST && ++tries < 50)
+		usleep(100000);
 	if (err) {
 		errno = -err;
 		die("veth pair (CONFIG_VETH, CONFIG_NET_NS)");
 	}
-	atexit(veth_del);
 	run_ip("ip addr add " VETH_TX_ADDR "/24 dev " VETH_TX
-	       " && ip link set " VETH_TX " mtu $NTA_VETH_MTU up");
+	       " && ip link set " VETH_TX " up");
 	in_netns(netns_veth);
 	run_ip("ip link set lo up && ip addr add " VETH_RX_ADDR "/24 dev "
-	       VETH_RX " && ip link set " VETH_RX " mtu $NTA_VETH_MTU up");
+	       VETH_RX " && ip link set " VETH_RX " up");
 	in_netns(netns_home);
 }
 
@@ -266,8 +295,8 @@ static void open_pair(struct sock_pair *p, int kind)
 
 	p->kind = kind;
 	if (kind == UNIX_DGRAM || kind == UNIX_STREAM) {
-		if (socketpair(AF_UNIX, kind == UNIX_DGRAM ? SOCK_DGRAM :
-			       SOCK_STREAM, 0, sv))
+		if (socketpair(AF_UNIX, (kind == UNIX_DGRAM ? SOCK_DGRAM :
+			       SOCK_STREAM) | SOCK_CLOEXEC, 0, sv))
 			die("socketpair");
 		p->tx = sv[0];
 		p->rx = sv[1];
@@ -279,10 +308,10 @@ static void open_pair(struct sock_pair *p, int kind)
 		} else {
 			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		}
-		p->rx = socket(AF_INET, SOCK_DGRAM, 0);
+		p->rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (kind == UDP_VETH)
 			in_netns(netns_home);
-		p->tx = socket(AF_INET, SOCK_DGRAM, 0);
+		p->tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (p->rx < 0 || p->tx < 0)
 			die("socket");
 		if (bind(p->rx, (struct sockaddr *)&a, sizeof(a)) ||
@@ -411,14 +440,13 @@ int main(int argc, char **argv)
 		if (opt == 'n')
 			per = atoi(optarg);
 		else if (opt == 'm')
-			snprintf(veth_mtu, sizeof(veth_mtu), "%u",
-				 (unsigned int)strtoul(optarg, NULL, 0));
+			veth_mtu = strtoul(optarg, NULL, 0);
 		else if (opt == 's')
 			rng ^= strtoull(optarg, NULL, 0);
 		else
 			return 2;
 	}
-	if (optind + 1 != argc || per < 2) {
+	if (optind + 1 != argc || per < 2 || veth_mtu < 68 || veth_mtu > 65535) {
 		fprintf(stderr, "usage: %s [-n SOCKETS_PER_KIND] [-s SEED] [-m VETH_MTU] MEASURE\n",
 			argv[0]);
 		return 2;

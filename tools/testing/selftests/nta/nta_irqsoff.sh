@@ -20,15 +20,16 @@
 # the functions where that section began and ended, and the task and first
 # callers where it ended.  The tests:
 # irqsoff_loads_ran, every flow finished; irqsoff_nta_not_longest, no NTA-on
-# round's longest section began or ended in a function of NTA's (nta_*): NTA
-# opens no section longer than the rest of the kernel's.  The figures, NTA on
-# against off, are reported, not checked: under QEMU TCG with a debug kernel
-# (KASAN, lockdep) and two CPUs the longest section of a round is
-# milliseconds long and set by when the host runs the vCPU's thread (or,
-# under -icount, by the other vCPU's turn), so a difference of microseconds
-# between the settings cannot be seen.  Sections NTA's work extends but does
-# not open, such as a kick's drain in a hard interrupt, are not told
-# apart.  SKIP without the tracer, iperf3 or taskset.
+# round's (warm-up included) longest section began or ended in a function
+# of NTA's (nta_*): NTA opens no section longer than the rest of the
+# kernel's.  The figures, NTA on against off, are reported, not checked:
+# under QEMU TCG with a debug kernel (KASAN, lockdep) and two CPUs the
+# longest section of a round is milliseconds long and set by when the host
+# runs the vCPU's thread (or, under -icount, by the other vCPU's turn), so
+# a difference of microseconds between the settings cannot be seen.
+# Sections NTA's work extends but does not open, such as a kick's drain in
+# a hard interrupt, are not told apart.  SKIP without the tracer, iperf3
+# or taskset.
 #
 # Environment [default]:
 #   NTA_IRQSOFF_ROUNDS  rounds per setting [3]
@@ -108,6 +109,16 @@ on_off()
 	if [ "$1" = 1 ]; then echo on; else echo off; fi
 }
 
+# nta_opened SETTING ROUND: note an NTA-on round whose longest section
+# began or ended in a function of NTA's, from $us and $where
+nta_opened()
+{
+	case "$1 $where" in
+	"1 nta_"* | "1 "*" -> nta_"*)
+		nta_longest="$nta_longest $2: $us us ($where);" ;;
+	esac
+}
+
 # irqsoff_round SETTING: one round's loads; its figure in $us and $where
 irqsoff_round()
 {
@@ -151,11 +162,13 @@ where_off="?"
 loads_ok=0
 nta_longest=""
 # The round after the first warm-up was still the longest of its setting
-# in three runs of 6-12 rounds each, whichever setting it had: so each
-# setting gets a warm-up round of its own.
+# in three runs of 6-12 rounds each, whichever setting it had (the second
+# round of the boot): so each setting gets a warm-up round of its own.
+# Their figures do not count, but NTA opening their longest section does.
 for s in "$first" $((1 - first)); do
 	irqsoff_round "$s"
 	tap_note "irqsoff warm-up round, NTA $(on_off "$s") (not counted): longest $us us ($where)"
+	nta_opened "$s" "warm-up"
 done
 i=0
 while [ $i -lt "$rounds" ]; do
@@ -167,10 +180,7 @@ while [ $i -lt "$rounds" ]; do
 		echo "$us" >>"$NTA_TMP/irqsoff-$m"
 		tap_note "irqsoff round $i, NTA $m: longest $us us ($where)"
 		tap_note "  in $stack"
-		case "$s $where" in
-		"1 nta_"* | "1 "*" -> nta_"*)
-			nta_longest="$nta_longest round $i: $us us ($where);" ;;
-		esac
+		nta_opened "$s" "round $i"
 		if [ $s = 1 ] && [ "$us" -gt "$max_on" ]; then
 			max_on=$us
 			where_on=$where
