@@ -188,13 +188,14 @@ def backlog_lines(bl, row):
             med[v]['msgs_' + k] = _median([r['msgs_per_socket'].get(k) for r in bl[v]])
     w = (8,) * (8 + len(kinds))
     kib = lambda x: '-' if x is None else f'{x / 1024:.0f}K'  # noqa: E731
-    out = ['', 'Slow-consumer backlog (bench/nta_backlog.c on CPU 0: AF_UNIX dgram and stream pairs, UDP sockets',
-           'over loopback and over a veth pair into a network namespace, readers stopped, filled with a mix of',
-           '100 B-8 KiB messages until EAGAIN or a drop; then half drained and refilled with 900-1100 B messages;',
-           'then all drained and the shrinkers run), median of the rounds: kernel bytes per queued payload byte by footprint (as above) and by MemFree; messages',
-           'accepted per socket; extra bytes the shifted mix took (footprint, per refilled payload byte and in all;',
-           'MemFree); bytes left after drain and shrink (footprint: NTA all of its blocks, idle -> after below,',
-           'the others above the idle state before the round; MemFree: below the idle state)',
+    out = ['', 'Slow-consumer backlog (bench/nta_backlog.c on CPU 0: AF_UNIX dgram and stream pairs, UDP sockets over',
+           'loopback and over a veth pair into a network namespace, readers stopped, filled with a mix of 100 B-8',
+           'KiB messages until EAGAIN or a drop; then half drained and refilled with 900-1100 B messages; then all',
+           'drained and the shrinkers run), median of the rounds: kernel bytes per queued payload byte by footprint',
+           '(as above) and by MemFree; messages accepted per socket; extra bytes the shifted mix took (footprint,',
+           'per refilled payload byte and in all; MemFree); bytes left after drain and shrink (footprint: NTA all of',
+           'its blocks, idle -> after below, the others above the idle state before the round; MemFree: below the',
+           'idle state)',
            row('setting', ('fp/pay', 'mf/pay', 'msgs/so') + tuple(k[:8] for k in kinds) +
                ('shift/pay', 'shift fp', 'shift mf', 'left fp', 'left mf'), w)]
     for v, name in SETTINGS:
