@@ -234,11 +234,12 @@ def ahead(a, b, higher):
 def mem_of(nr):
     """skb head memory of the clean NTA rounds NR (sums of the samples)."""
     t = {k: sum(r.get(k, 0) for r in nr) for k in
-         ('mreq', 'mres', 'mkm', 'mfree', 'nsamp', 'allocs', 'fallbacks', 'remote_frees', 'kicks', 'grows')}
+         ('mreq', 'mres', 'mkm', 'mfree', 'mbin', 'nsamp', 'allocs', 'fallbacks', 'remote_frees', 'kicks', 'grows')}
     q, rv, k, al, fb, ns = (t[x] for x in ('mreq', 'mres', 'mkm', 'allocs', 'fallbacks', 'nsamp'))
     return {
         'pool_peak_bytes': max([r.get('mpool', 0) for r in nr] or [0]),
         'pool_avg_free_bytes': t['mfree'] / ns if ns and any('mfree' in r for r in nr) else None,
+        'pool_avg_binned_bytes': t['mbin'] / ns if ns and any('mbin' in r for r in nr) else None,
         'samples': ns,
         'avg_live_requested': q / max(1, ns),
         'nta_reserved_per_requested': rv / q if q > 0 else None,
@@ -298,10 +299,11 @@ def table(res, pool, percpu, bench, problems, meta):
     out += ['', 'skb head object bytes in the NTA rounds (not footprint): bytes reserved per byte requested, live heads sampled',
             'every 0.5 s (kmalloc: what kmalloc_reserve() would hold for the same heads); fallback:',
             'heads NTA did not serve; pool peak: largest footprint sampled; avg free: mean free bytes',
-            'in the pool; remote: heads freed on another CPU; grows/k: blocks grown per 1000 heads']
-    w8 = (8, 5, 7, 6, 8, 9, 8, 6, 7)
+            'in the pool, binned: the part of it parked in bins; remote: heads freed on another CPU;',
+            'grows/k: blocks grown per 1000 heads']
+    w8 = (8, 5, 7, 6, 8, 9, 8, 7, 6, 7)
     p(row('workload', ('avg live', 'NTA', 'kmalloc', 'NTA/km', 'fallback', 'pool peak', 'avg free',
-                       'remote', 'grows/k'), w8))
+                       'binned', 'remote', 'grows/k'), w8))
     rows = [(w['label'], w['memory']) for w in res]
     if 'udp_mix' in meta:
         rows.append(('UDP mix (64+1400+8000 B rounds)', meta['udp_mix']))
@@ -312,7 +314,8 @@ def table(res, pool, percpu, bench, problems, meta):
         p(row(label, (k(mm['avg_live_requested'] if mm['samples'] else None),
                       fmt(mm['nta_reserved_per_requested']), fmt(mm['kmalloc_reserved_per_requested']),
                       fmt(mm['nta_over_kmalloc']), pc(mm['fallback_pct']), k(mm['pool_peak_bytes'] or None),
-                      k(mm['pool_avg_free_bytes']), pc(per('remote_frees', 100.0)),
+                      k(mm['pool_avg_free_bytes']), k(mm.get('pool_avg_binned_bytes')),
+                      pc(per('remote_frees', 100.0)),
                       fmt(per('grows', 1000.0))), w8))
     if pool:
         g = lambda k: pool.get(k, '?')  # noqa: E731
