@@ -54,6 +54,7 @@
 #include <linux/percpu.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/seq_buf.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -62,6 +63,7 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <net/hotdata.h>
 #include <net/tcp.h>
 
@@ -1284,6 +1286,68 @@ static const struct file_operations nb_fops = {
 	.llseek		= default_llseek,
 };
 
+/*
+ * nta/bench_blocks: a census of each CPU's blocks, taken on that CPU under
+ * its lock, one line per CPU: blocks, wholly free ones, blocks with an
+ * object that has its length byte (live, or freed by another CPU and
+ * waiting in a batch or on the pending bit: the block does not tell),
+ * those objects and their units, pending bits, and the units used but
+ * not by such an object or the header (binned objects).  What holds
+ * blocks that are neither live nor free in the gauges.
+ */
+struct nb_census {
+	unsigned long blocks, whole, objblocks, objs, objunits, pending, binunits;
+};
+
+static long nb_census_cpu(void *arg)
+{
+	struct nb_census *r = arg;
+	const struct nta_block *blk;
+	unsigned long flags;
+	struct nta_cpu *c;
+	bool has_mark;
+
+	c = nta_slow_lock(&flags, &has_mark);
+	list_for_each_entry(blk, &c->pool.blocks, link) {
+		unsigned int u, objs = 0, units = 0;
+
+		for (u = NTA_HDR_UNITS; u < NTA_BLOCK_UNITS; u++) {
+			unsigned int cls = nta_cls(blk, u);
+
+			objs += !!cls;
+			units += cls;
+		}
+		r->blocks++;
+		r->whole += blk->free_units == NTA_DATA_UNITS;
+		r->objblocks += !!objs;
+		r->objs += objs;
+		r->objunits += units;
+		r->pending += bitmap_weight(blk->pending, NTA_BLOCK_UNITS);
+		r->binunits += bitmap_weight(blk->used, NTA_BLOCK_UNITS) -
+			       NTA_HDR_UNITS - units;
+	}
+	nta_slow_unlock(c, has_mark, flags);
+	return 0;
+}
+
+static int nb_census_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct nb_census r = { 0 };
+
+		work_on_cpu(cpu, nb_census_cpu, &r);
+		seq_printf(m, "cpu%u blocks %lu whole %lu objblocks %lu objs %lu objunits %lu pending %lu binunits %lu\n",
+			   cpu, r.blocks, r.whole, r.objblocks, r.objs,
+			   r.objunits, r.pending, r.binunits);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nb_census);
+
 static int __init nta_bench_init(void)
 {
 	struct dentry *dir, *found;
@@ -1294,6 +1358,7 @@ static int __init nta_bench_init(void)
 	if (IS_ERR(dir))
 		return 0;
 	debugfs_create_file("bench", 0600, dir, NULL, &nb_fops);
+	debugfs_create_file("bench_blocks", 0400, dir, NULL, &nb_census_fops);
 	debugfs_create_u32("bench_scale", 0600, dir, &nb_scale);
 	debugfs_create_u32("bench_rounds", 0600, dir, &nb_rounds);
 	debugfs_create_u32("bench_pause", 0600, dir, &nb_pause);
