@@ -1289,14 +1289,15 @@ static const struct file_operations nb_fops = {
 /*
  * nta/bench_blocks: a census of each CPU's blocks, taken on that CPU under
  * its lock, one line per CPU: blocks, wholly free ones, blocks with an
- * object that has its length byte (live, or freed by another CPU and
- * waiting in a batch or on the pending bit: the block does not tell),
- * those objects and their units, pending bits, and the units used but
- * not by such an object or the header (binned objects).  What holds
- * blocks that are neither live nor free in the gauges.
+ * object that has its length byte (live, or freed by another CPU into a
+ * batch, which the block cannot tell apart), those objects and their
+ * units, pending bits, and the units used but not by such an object or
+ * the header (binned objects).  It shows what holds the blocks that the
+ * gauges count neither live nor free.
  */
 struct nb_census {
-	unsigned long blocks, whole, objblocks, objs, objunits, pending, binunits;
+	unsigned long blocks, whole, objblocks, objs, objunits, pending;
+	long binunits;
 };
 
 static long nb_census_cpu(void *arg)
@@ -1322,8 +1323,10 @@ static long nb_census_cpu(void *arg)
 		r->objblocks += !!objs;
 		r->objs += objs;
 		r->objunits += units;
-		r->pending += bitmap_weight(blk->pending, NTA_BLOCK_UNITS);
-		r->binunits += bitmap_weight(blk->used, NTA_BLOCK_UNITS) -
+		/* Set by other CPUs with atomics: a snapshot is enough. */
+		r->pending += data_race(bitmap_weight(blk->pending,
+						      NTA_BLOCK_UNITS));
+		r->binunits += (long)bitmap_weight(blk->used, NTA_BLOCK_UNITS) -
 			       NTA_HDR_UNITS - units;
 	}
 	nta_slow_unlock(c, has_mark, flags);
@@ -1336,11 +1339,12 @@ static int nb_census_show(struct seq_file *m, void *v)
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		struct nb_census r = { 0 };
+		struct nb_census r = {};
 
 		work_on_cpu(cpu, nb_census_cpu, &r);
-		seq_printf(m, "cpu%u blocks %lu whole %lu objblocks %lu objs %lu objunits %lu pending %lu binunits %lu\n",
-			   cpu, r.blocks, r.whole, r.objblocks, r.objs,
+		seq_printf(m, "cpu%u blocks %lu whole %lu objblocks %lu objs %lu",
+			   cpu, r.blocks, r.whole, r.objblocks, r.objs);
+		seq_printf(m, " objunits %lu pending %lu binunits %ld\n",
 			   r.objunits, r.pending, r.binunits);
 	}
 	cpus_read_unlock();

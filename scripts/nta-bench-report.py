@@ -299,7 +299,7 @@ def table(res, pool, percpu, bench, problems, meta):
     out += ['', 'skb head object bytes in the NTA rounds (not footprint): bytes reserved per byte requested, live heads sampled',
             'every 0.5 s (kmalloc: what kmalloc_reserve() would hold for the same heads); fallback:',
             'heads NTA did not serve; pool peak: largest footprint sampled; avg free: mean free bytes',
-            'in the pool, binned: the part of it parked in bins; remote: heads freed on another CPU;',
+            'in the pool; binned: the part of it parked in bins; remote: heads freed on another CPU;',
             'grows/k: blocks grown per 1000 heads']
     w8 = (8, 5, 7, 6, 8, 9, 8, 7, 6, 7)
     p(row('workload', ('avg live', 'NTA', 'kmalloc', 'NTA/km', 'fallback', 'pool peak', 'avg free',

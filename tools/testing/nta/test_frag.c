@@ -29,9 +29,9 @@
  * byte requested (rounding plus fragmentation), and of external
  * fragmentation: the share of NTA's footprint that no live object
  * reserves (free chunks, binned objects, the spare), and the same share
- * of the model's slab pages (free slots of partial slabs), so that a
- * trace that frees holes no allocator can give back (the backlog drains
- * every other queue) shows on both sides.
+ * of the model's footprint (free slots of its slabs; its page-order heads
+ * count as full), so that a trace that frees holes no allocator can give
+ * back (the backlog drains every other queue) shows on both sides.
  */
 #include <math.h>
 
@@ -595,8 +595,8 @@ static void test_frag(void)
 	t_note("fragmentation, %lu heads per trace (%s; +b: with the bins):",
 	       steps, src[0].arg ? "recorded traces replayed, then synthetic ones" :
 	       "synthetic traces");
-	t_note("trace      avg req | reserved/requested | peak footprint KiB | footprint/live req |  ext. frag   | NTA grows");
-	t_note("               B   |    NTA     kmalloc  |    NTA     kmalloc |    NTA     kmalloc |  NTA   kmall | per 1k allocs");
+	t_note("trace      avg req  |  reserved/requested | peak footprint KiB | footprint/live req |  ext. frag  | NTA grows");
+	t_note("               B    |    NTA     kmalloc  |    NTA     kmalloc |    NTA     kmalloc |  NTA  model | per 1k allocs");
 	for (i = 0; i < 2 * n; i++) {
 		char label[16];
 
