@@ -2259,6 +2259,45 @@ static void nta_spares_shrinker_resets(struct kunit *test)
 	nta_drain_all();
 }
 
+/*
+ * Spares are raised no further than NTA_SPARE_MAX: a swing of twice that
+ * many blocks raises them to the cap, and the next one gives back what is
+ * above it again.
+ */
+static void nta_spares_capped(struct kunit *test)
+{
+	const unsigned int extra = 2 * NTA_SPARE_MAX;
+	unsigned int busy, i, released;
+	struct nta_pool *pool;
+	void **objs;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	objs = nta_tblock_objs(test, &pool, &busy, extra);
+	KUNIT_ASSERT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+	nta_tfill_blocks(test, objs, busy + extra);
+
+	/* One block keeps the object its bin holds; the rest swing. */
+	released = pool->released;
+	nta_tchurn(test, pool, objs, busy, extra);
+	KUNIT_EXPECT_EQ(test, pool->released - released,
+			extra - 1 - NTA_SPARE_BLOCKS);
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_MAX);
+
+	released = pool->released;
+	nta_tchurn(test, pool, objs, busy, extra);
+	KUNIT_EXPECT_EQ(test, pool->released - released,
+			extra - 1 - NTA_SPARE_MAX);
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_MAX);
+	KUNIT_EXPECT_EQ(test, pool->nr_blocks, busy + extra);
+
+	for (i = 0; i < busy + extra; i++)
+		nta_free(objs[i], NTA_MAX_SIZE);
+	nta_drain_all();
+	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
+}
+
 /* nta_usercopy_bad() for a copy of @n bytes from @p, "ok" when allowed. */
 static const char *nta_tucopy(const void *p, unsigned long n,
 			      unsigned long *off)
@@ -3535,6 +3574,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_kick_trims_in_batches),
 	KUNIT_CASE_SLOW(nta_spares_follow_churn),
 	KUNIT_CASE(nta_spares_shrinker_resets),
+	KUNIT_CASE(nta_spares_capped),
 	KUNIT_CASE(nta_bin_flush_before_grow),
 	KUNIT_CASE_SLOW(nta_bin_decay),
 	KUNIT_CASE(nta_nested_fast_path),
