@@ -54,16 +54,16 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
 #define NTA_SPARE_BLOCKS	2
 /*
  * A pool that grows after it gave a block back since its last growth
- * swings by more than its spares: they grow by as many blocks as it gave
- * back, and at least double, up to NTA_SPARE_MAX (128 KiB per CPU with
- * 16 KiB blocks).  An
- * NTA_BIN_DECAY tick without growth halves them again.  The idea is the
- * page allocator's per-CPU lists, whose high mark follows the load
- * (mm/page_alloc.c, nr_pcp_high()): a consumer that frees a producer's
- * heads in bursts would otherwise make the pool grow and give a block back
- * for nearly every block's worth of heads.  Few: a pool whose heads each
- * take more than half a block (8000 B datagrams) gives a block back per
- * head, and would keep as many spares as it had heads in flight.
+ * swings by more than its spares: they grow by as many blocks as it
+ * gave back, and at least double, up to NTA_SPARE_MAX (128 KiB per CPU
+ * with 16 KiB blocks).  An NTA_BIN_DECAY tick without growth halves
+ * them again.  The idea is the page allocator's per-CPU lists, whose
+ * high mark follows the load (mm/page_alloc.c, nr_pcp_high()): a
+ * consumer that frees a producer's heads in bursts would otherwise make
+ * the pool grow and give a block back for nearly every block's worth of
+ * heads.  Few: a pool whose heads each take more than half a block
+ * (8000 B datagrams) gives a block back per head, and would keep as
+ * many spares as it had heads in flight.
  */
 #define NTA_SPARE_MAX		8
 
