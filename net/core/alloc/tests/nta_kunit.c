@@ -1329,7 +1329,11 @@ static void nta_remote_stranded(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nta_tremote_empty(owner));
 	/* The bound plus a generous allowance for an emulated machine. */
 	KUNIT_EXPECT_LE(test, waited, NTA_STRANDED_DELAY + HZ);
-	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, frees), 2 + nta_tfast_pairs);
+	/*
+	 * At least: the counters are every CPU's, and in a window this long
+	 * any skb head the kernel frees meanwhile counts too.
+	 */
+	KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, frees), 2 + nta_tfast_pairs);
 	/*
 	 * Kicked by the timer, unless the owner drained on a slow path of its
 	 * own before the timer was due: its decay tick may shut its bins
