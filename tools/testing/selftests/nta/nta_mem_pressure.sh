@@ -90,7 +90,8 @@ for round in 1 2 3; do
 		mem=$(($1 > rb ? $1 - rb : 0))
 		tap_note "round $round NTA $on: UDP $rate lost $1 of $2 datagrams" \
 			"($rb refused by a full receive buffer), TCP $mbps Mbit/s"
-		echo "NTA-METRIC pressure_nta${on}_r${round} lost=$1 rcvbuf=$rb sent=$2 tcp_mbps=$mbps"
+		echo "NTA-METRIC pressure_nta${on}_r${round} lost=$1" \
+			"rcvbuf=$rb sent=$2 tcp_mbps=$mbps"
 		eval "lost_$on=\$((lost_$on + mem)) sent_$on=\$((sent_$on + $2))"
 		eval "rcvbuf_$on=\$((rcvbuf_$on + rb))"
 	done
@@ -112,7 +113,8 @@ fi
 tap_note "mem_pressure: UDP lost to memory NTA on $lost_1/$sent_1," \
 	"NTA off $lost_0/$sent_0; refused by a full receive buffer" \
 	"NTA on $rcvbuf_1, NTA off $rcvbuf_0"
-echo "NTA-METRIC pressure_udp_lost on=$lost_1/$sent_1 off=$lost_0/$sent_0 rcvbuf_on=$rcvbuf_1 rcvbuf_off=$rcvbuf_0"
+echo "NTA-METRIC pressure_udp_lost on=$lost_1/$sent_1 off=$lost_0/$sent_0" \
+	"rcvbuf_on=$rcvbuf_1 rcvbuf_off=$rcvbuf_0"
 awk -v a=$lost_1 -v b=$sent_1 -v c=$lost_0 -v d=$sent_0 \
 	'BEGIN { exit !(b && d && a / b <= c / d + 0.005) }'
 tap_check mem_pressure_udp_loss $? "NTA on lost more to memory"
