@@ -26,7 +26,9 @@ nta_present || tap_skip_all mem_pressure "NTA not present"
 
 rate=${NTA_PRESSURE_RATE:-10M}
 rcvbuf=${NTA_PRESSURE_RCVBUF:-2097152}
-RMEM_MAX=/proc/sys/net/core/rmem_max rmem0=
+# iperf3 -w sets both buffers, and fails unless both get what it asks
+RMEM_MAX=/proc/sys/net/core/rmem_max WMEM_MAX=/proc/sys/net/core/wmem_max
+rmem0= wmem0=
 UPORT=$((NTA_PORT_BASE + 7))
 
 # udp_lost SECS: "LOST TOTAL" of one iperf3 UDP run, from the receiver's line
@@ -35,7 +37,7 @@ udp_lost()
 	NTA_IPERF_TIME=$1
 	if ! iperf_run pressure_udp "$UPORT" "" "" -- -u -b "$rate" -l 1400 \
 			-w "$rcvbuf"; then
-		tap_note_file "$NTA_TMP/pressure_udp.out"
+		tap_note_file "$NTA_TMP/pressure_udp.out" >&2
 		return 1
 	fi
 	sed -n 's|.* \([0-9][0-9]*\)/\([0-9][0-9]*\) (.*receiver$|\1 \2|p' \
@@ -69,7 +71,8 @@ stop_churn()
 	umount /run/hog
 	echo "nta_pressure: churn stopped" >/dev/kmsg
 	[ -n "$rmem0" ] && echo "$rmem0" >"$RMEM_MAX"
-	rmem0=
+	[ -n "$wmem0" ] && echo "$wmem0" >"$WMEM_MAX"
+	rmem0= wmem0=
 }
 
 have iperf3 || tap_skip_all mem_pressure "no iperf3 for the load"
@@ -93,9 +96,11 @@ echo "nta_pressure: churn started" >/dev/kmsg
 ) &
 churn=$!
 nta_cleanup_hook=stop_churn
-# SO_RCVBUF is capped at rmem_max (the kernel doubles what it allows)
-rmem0=$(cat "$RMEM_MAX")
+# SO_RCVBUF and SO_SNDBUF are capped at these (the kernel doubles what
+# it allows)
+rmem0=$(cat "$RMEM_MAX") wmem0=$(cat "$WMEM_MAX")
 [ "$rmem0" -lt "$rcvbuf" ] && echo "$rcvbuf" >"$RMEM_MAX"
+[ "$wmem0" -lt "$rcvbuf" ] && echo "$rcvbuf" >"$WMEM_MAX"
 tap_note "hog ${hog} MiB of ${avail} kB available;" \
 	"$(grep -E '^(MemFree|MemAvailable)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 
