@@ -2173,6 +2173,25 @@ static void nta_tfill_blocks(struct kunit *test, void **objs, unsigned int n)
 }
 
 /*
+ * The start of the spare tests: NTA on (frees go into the bins), this
+ * CPU's pool at NTA_SPARE_BLOCKS spares, and @busy + @extra whole-block
+ * objects allocated into the array returned, the last @extra grown.
+ */
+static void **nta_tspares_start(struct kunit *test, struct nta_pool **pool,
+				unsigned int *busy, unsigned int extra)
+{
+	void **objs;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	objs = nta_tblock_objs(test, pool, busy, extra);
+	KUNIT_ASSERT_EQ(test, (*pool)->spares, NTA_SPARE_BLOCKS);
+	nta_tfill_blocks(test, objs, *busy + extra);
+	return objs;
+}
+
+/*
  * A pool that gives blocks back and then grows again keeps more spares,
  * so the next swing of the same size costs no page allocation; ticks
  * without growth bring the spares, and the wholly free blocks above them,
@@ -2185,12 +2204,7 @@ static void nta_spares_follow_churn(struct kunit *test)
 	struct nta_pool *pool;
 	void **objs;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	objs = nta_tblock_objs(test, &pool, &busy, extra);
-	KUNIT_ASSERT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
-	nta_tfill_blocks(test, objs, busy + extra);
+	objs = nta_tspares_start(test, &pool, &busy, extra);
 	KUNIT_EXPECT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
 
 	/*
@@ -2275,12 +2289,7 @@ static void nta_spares_capped(struct kunit *test)
 	struct nta_pool *pool;
 	void **objs;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	objs = nta_tblock_objs(test, &pool, &busy, extra);
-	KUNIT_ASSERT_EQ(test, pool->spares, NTA_SPARE_BLOCKS);
-	nta_tfill_blocks(test, objs, busy + extra);
+	objs = nta_tspares_start(test, &pool, &busy, extra);
 
 	/* One block keeps the object its bin holds; the rest swing. */
 	released = pool->released;
