@@ -32,13 +32,15 @@
  * in the vCPU's stack, M the segment markers it ran; W the distinct lines
  * the whole window touched, all vCPUs together).
  *
- * Counting instructions: one callback per executed translation block adds
- * the block's precomputed counts to its vCPU's (QEMU 7.2's inline adds
- * have one target for all vCPUs, so they could not tell the vCPUs apart),
- * and a marker inside a block corrects for the part of the block after it.
- * A block left early by an exception counts whole; the bench's loops take
- * none.  Reading another vCPU's counters is safe only with one TCG thread
- * (-accel tcg,thread=single, which -icount implies).
+ * Counting instructions: a callback before each executed instruction adds
+ * its precomputed counts to its vCPU's (QEMU 7.2's inline adds have one
+ * target for all vCPUs, so they could not tell the vCPUs apart).  Not one
+ * per translation block: QEMU leaves some blocks before their end and goes
+ * on in a block that starts inside them (seen at a static key's nop in
+ * the free path, one instruction counted twice per pair, depending on
+ * where the linker put the code), so a block's count taken at its entry
+ * is not what ran.  Reading another vCPU's counters is safe only with one
+ * TCG thread (-accel tcg,thread=single, which -icount implies).
  *
  * Counting cache lines: a memory callback on every instruction gets the
  * guest virtual (linear, segment base included) address and size of each
@@ -77,10 +79,9 @@ enum mark {
 	MARK_NONE, MARK_BIT0, MARK_BIT1, MARK_START, MARK_STOP, MARK_SEG
 };
 
-/* A marker instruction: what it is, and the rest of its block after it. */
+/* A marker instruction: what it is. */
 struct marker {
 	enum mark kind;
-	struct counts tail;
 };
 
 /*
@@ -125,6 +126,33 @@ static struct lineset win_lines;	/* the open window's, all vCPUs */
 #define DUMP_PAIR	1000
 #endif
 static uint8_t dump_ids[(1 << 16) / 8];	/* IDs are 16 bits */
+/*
+ * NTA_ICOUNT_PROF=ID[,ID...]: for these windows, print the instructions
+ * each translation block ran in them, all vCPUs together (nta-icount-prof
+ * lines, by the block's first address), to be summed per function against
+ * System.map: where a row's instructions go.
+ */
+static uint8_t prof_ids[(1 << 16) / 8];
+
+/* An instruction: what it adds to the counts, and its block. */
+struct insn_info {
+	struct counts c;
+	struct tb_info *tb;
+	int marker;		/* a marker: not in the profile */
+};
+
+/*
+ * A translation block: where it starts, what it ran in a profiled window,
+ * and its instructions.  One allocation per block, never freed: QEMU 7.2
+ * does not tell a plugin when it drops a block.
+ */
+struct tb_info {
+	uint64_t vaddr, prof;
+	struct tb_info *next_ran;
+	struct insn_info insn[];
+};
+
+static struct tb_info *prof_ran;	/* blocks that ran in the open window */
 
 static void set_init(struct lineset *s, uint32_t size)
 {
@@ -259,10 +287,48 @@ static enum mark classify(const uint8_t *p, size_t len, struct counts *c,
 	return MARK_NONE;
 }
 
-static void tb_exec(unsigned int cpu, void *udata)
+static void insn_exec(unsigned int cpu, void *udata)
 {
-	if (cpu < nr_vcpus)
-		add(&vcpus[cpu].now, udata, 1);
+	struct insn_info *ii = udata;
+	struct tb_info *t = ii->tb;
+
+	if (cpu >= nr_vcpus)
+		return;
+	add(&vcpus[cpu].now, &ii->c, 1);
+	if (open_cpu < 0 || ii->marker ||
+	    !(prof_ids[open_id / 8] & 1 << open_id % 8))
+		return;
+	if (!t->prof) {
+		t->next_ran = prof_ran;
+		prof_ran = t;
+	}
+	t->prof += ii->c.insns;
+}
+
+/* Forget what blocks ran in a profiled window. */
+static void prof_reset(void)
+{
+	struct tb_info *t;
+
+	for (t = prof_ran; t; t = t->next_ran)
+		t->prof = 0;
+	prof_ran = NULL;
+}
+
+/* The profiled window's blocks, printed and reset. */
+static void prof_print(void)
+{
+	struct tb_info *t;
+	char buf[96];
+
+	for (t = prof_ran; t; t = t->next_ran) {
+		snprintf(buf, sizeof(buf), "nta-icount-prof id=%u pc=0x%llx insns=%llu\n",
+			 open_id, (unsigned long long)t->vaddr,
+			 (unsigned long long)t->prof);
+		qemu_plugin_outs(buf);
+		t->prof = 0;
+	}
+	prof_ran = NULL;
 }
 
 /*
@@ -319,7 +385,7 @@ static void mem_exec(unsigned int cpu, qemu_plugin_meminfo_t info,
 	}
 }
 
-static void window_stop(unsigned int cpu, const struct counts *tail)
+static void window_stop(unsigned int cpu)
 {
 	char line[256 + 160 * 17], *s = line, *end = line + sizeof(line);
 	struct counts all = { 0 }, d;
@@ -331,10 +397,8 @@ static void window_stop(unsigned int cpu, const struct counts *tail)
 		if (u < nr_vcpus) {
 			d = vcpus[u].now;
 			add(&d, &vcpus[u].base, -1);
-			if (u == cpu) {
-				add(&d, tail, -1);
+			if (u == cpu)
 				d.insns--;	/* the stop marker itself */
-			}
 			add(&all, &d, 1);
 		} else {
 			d = all;
@@ -368,6 +432,8 @@ static void window_stop(unsigned int cpu, const struct counts *tail)
 	}
 	snprintf(s, end - s, " win=%u\n", win_lines.n);
 	qemu_plugin_outs(line);
+	if (prof_ran)
+		prof_print();
 	windows++;
 	open_cpu = -1;
 }
@@ -392,8 +458,8 @@ static void marker_exec(unsigned int cpu, void *udata)
 			memset(&vcpus[u].sum, 0, sizeof(vcpus[u].sum));
 		}
 		set_clear(&win_lines);
-		/* The rest of this block was counted on entry, yet runs inside. */
-		add(&vcpus[cpu].base, &m->tail, -1);
+		/* A window left open (a stop missed) profiles nothing here. */
+		prof_reset();
 		/* Only the last 16 bits: an interrupted ID leaves no high ones. */
 		open_id = vcpus[cpu].id & 0xffff;
 		vcpus[cpu].id = 0;
@@ -403,7 +469,7 @@ static void marker_exec(unsigned int cpu, void *udata)
 		if (open_cpu < 0)
 			stray_stops++;
 		else
-			window_stop(cpu, &m->tail);
+			window_stop(cpu);
 		break;
 	case MARK_SEG:
 		if (open_cpu >= 0) {
@@ -418,20 +484,30 @@ static void marker_exec(unsigned int cpu, void *udata)
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	size_t n = qemu_plugin_tb_n_insns(tb), i, j;
-	struct counts *sum = calloc(1, sizeof(*sum));
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	struct tb_info *t = calloc(1, sizeof(*t) + n * sizeof(t->insn[0]));
 	struct qemu_plugin_insn *insn;
+	struct insn_info *ii;
 	struct marker *m;
 	enum mark kind;
 	int stack;
 
 	(void)id;
-	if (!sum)
+	if (!t)
 		abort();
+	t->vaddr = n ? qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0)) : 0;
 	for (i = 0; i < n; i++) {
 		insn = qemu_plugin_tb_get_insn(tb, i);
+		ii = &t->insn[i];
+		ii->tb = t;
 		kind = classify(qemu_plugin_insn_data(insn),
-				qemu_plugin_insn_size(insn), sum, &stack);
+				qemu_plugin_insn_size(insn), &ii->c, &stack);
+		ii->marker = kind != MARK_NONE;
+		/* Before the marker's callback: a stop marker counts itself. */
+		if (ii->c.insns)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, insn_exec,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       ii);
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_exec,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW,
@@ -445,14 +521,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		m->kind = kind;
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_exec,
 						       QEMU_PLUGIN_CB_NO_REGS, m);
-		for (j = i + 1; j < n; j++) {
-			insn = qemu_plugin_tb_get_insn(tb, j);
-			classify(qemu_plugin_insn_data(insn),
-				 qemu_plugin_insn_size(insn), &m->tail, &stack);
-		}
 	}
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-					     sum);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)
@@ -468,24 +537,32 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	qemu_plugin_outs(line);
 }
 
+/* ID[,ID...] into the bitmap @ids; stops at the first that is not one. */
+static void parse_ids(const char *env, uint8_t *ids)
+{
+	char *end;
+	long id;
+
+	while (env && *env) {
+		id = strtol(env, &end, 0);
+		if (end == env || id < 0 || id > 0xffff)
+			break;
+		ids[id / 8] |= 1 << id % 8;
+		env = *end == ',' ? end + 1 : end;
+	}
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	const char *env = getenv("NTA_ICOUNT_DUMP");
-	char line[160], *end;
+	char line[160];
 	unsigned int i;
-	long dump;
 
 	(void)argc;
 	(void)argv;
-	while (env && *env) {
-		dump = strtol(env, &end, 0);
-		if (end == env || dump < 0 || dump > 0xffff)
-			break;
-		dump_ids[dump / 8] |= 1 << dump % 8;
-		env = *end == ',' ? end + 1 : end;
-	}
+	parse_ids(getenv("NTA_ICOUNT_DUMP"), dump_ids);
+	parse_ids(getenv("NTA_ICOUNT_PROF"), prof_ids);
 	if (!info->system_emulation || strcmp(info->target_name, "x86_64")) {
 		fprintf(stderr, "nta_icount: needs qemu-system-x86_64, not %s\n",
 			info->target_name);
