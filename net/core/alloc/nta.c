@@ -292,24 +292,6 @@ noinline void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
 		nta_free_slow(ptr, size, ip, mapped);
 }
 
-/*
- * nta_free() on another CPU: queued for the owner, lock-free on its side,
- * so under the mark alone, which the caller holds.
- */
-noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
-			      void *ptr, unsigned int size, unsigned long ip,
-			      bool mapped)
-{
-	enum nta_bad_free why = NTA_FREE_FOREIGN;
-
-	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
-	if (likely(mapped || __nta_owns(ptr)))
-		why = nta_queue_for_owner(c, true, blk, ptr, size);
-	nta_fast_exit(c);
-	if (unlikely(why))
-		nta_complain(ptr, size, why, ip);
-}
-
 /**
  * nta_free - free an object allocated with nta_alloc()
  * @ptr: the object

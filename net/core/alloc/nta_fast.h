@@ -3,7 +3,8 @@
  * NTA's fast paths, inline: nta.c builds nta_alloc(), nta_free() and
  * nta_free_trusted() from them, and skbuff.c's head helpers inline them,
  * so that an skb head taken from or parked in a bin costs no call, no
- * frame and no saved register; the slow paths stay out of line in nta.c.
+ * frame and no saved register; the slow paths stay out of line in nta.c,
+ * and the free of another CPU's object in nta_remote.c.
  *
  * An allocation takes the most recently freed object of its length from
  * this CPU's bins (nta_bins.h) under the fast-path mark, with no interrupt

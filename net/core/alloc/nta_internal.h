@@ -79,11 +79,12 @@ static_assert(offsetofend(struct nta_stats, kmalloc_bytes) ==
  * that holds NTA_BATCH_UNITS) with a single llist_add(); the owner frees
  * the batch's objects in its next slow path and sends the batch home.  Each
  * CPU owns NTA_BATCHES_PER_CPU batches, so the free path allocates nothing;
- * NTA_BATCH_SLOTS of them may be open at once, for owners that differ
- * modulo NTA_BATCH_SLOTS.  An open batch waits at most NTA_BATCH_DELAY
- * before it is published half full.  A batch comes home only after its
- * owner drained it, so a freer that runs ahead of a busy owner needs enough
- * of them, or it falls back to the pending bit (five atomics a free).
+ * NTA_BATCH_SLOTS of them may be open at once, for as many owners, each in the
+ * slot of its number modulo NTA_BATCH_SLOTS when that one is free, where the
+ * free path looks first.  An open batch waits at most NTA_BATCH_DELAY before it
+ * is published half full.  A batch comes home only after its owner drained it,
+ * so a freer that runs ahead of a busy owner needs enough of them, or it falls
+ * back to the pending bit (five atomics a free).
  */
 #define NTA_BATCH_MAX		24
 /*

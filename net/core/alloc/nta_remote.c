@@ -56,6 +56,7 @@
 #include <linux/workqueue.h>
 
 #include "nta_core_inline.h"
+#include "nta_fast.h"
 #include "nta_internal.h"
 
 /*
@@ -191,23 +192,40 @@ void nta_batch_publish_all(struct nta_cpu *c, bool has_mark)
 }
 
 /*
- * The slot of @c's open batch for @owner, else a free slot, else the slot
- * whose batch is published to make room.
+ * The slot of @c's open batch for @owner, else a free slot, the usual one
+ * (@owner modulo NTA_BATCH_SLOTS) first, else the usual slot, whose batch
+ * is published to make room.  A batch opens in its usual slot whenever
+ * that is free, because the quick path (nta_batch_free_quick()) looks
+ * only there.
  */
 static unsigned int nta_batch_slot(const struct nta_cpu *c, unsigned int owner)
 {
-	unsigned int slot = owner % NTA_BATCH_SLOTS, free = NTA_BATCH_SLOTS;
+	unsigned int usual = owner % NTA_BATCH_SLOTS, free = NTA_BATCH_SLOTS;
+	unsigned int slot;
 
-	/* Where it usually is: a single compare on the free path. */
-	if (c->batch_open[slot] && c->batch_open[slot]->owner == owner)
-		return slot;
+	/* Where it usually is, and where nta_batch_free_quick() looks. */
+	if (c->batch_open[usual] && c->batch_open[usual]->owner == owner)
+		return usual;
 	for (slot = 0; slot < NTA_BATCH_SLOTS; slot++) {
 		if (!c->batch_open[slot])
 			free = min(free, slot);
 		else if (c->batch_open[slot]->owner == owner)
 			return slot;
 	}
-	return free < NTA_BATCH_SLOTS ? free : owner % NTA_BATCH_SLOTS;
+	if (!c->batch_open[usual])
+		return usual;
+	return free < NTA_BATCH_SLOTS ? free : usual;
+}
+
+/* @ptr, freed as @units units long in generation @gen, joins batch @b. */
+static __always_inline void nta_batch_add(struct nta_batch *b, void *ptr,
+					  u8 gen, unsigned int units)
+{
+	b->gen[b->nr] = gen;
+	b->units[b->nr] = units;
+	b->obj[b->nr] = ptr;
+	b->held += units;
+	b->nr++;
 }
 
 /*
@@ -253,11 +271,8 @@ static bool nta_batch_free(struct nta_cpu *c, unsigned int owner,
 	}
 	/* Poisoned before the owner can hand it out again. */
 	nta_hook_free(ptr, size);
-	b->gen[b->nr] = gen;
-	b->units[b->nr] = nta_size_to_units(size);
-	b->obj[b->nr] = ptr;
-	b->held += b->units[b->nr];
-	if (++b->nr == NTA_BATCH_MAX || b->held >= NTA_BATCH_UNITS)
+	nta_batch_add(b, ptr, gen, nta_size_to_units(size));
+	if (b->nr == NTA_BATCH_MAX || b->held >= NTA_BATCH_UNITS)
 		nta_batch_publish(c, true, slot);
 	return true;
 }
@@ -454,6 +469,73 @@ enum nta_bad_free nta_queue_for_owner(struct nta_cpu *c, bool has_mark,
 		nta_arm_stranded(c);
 	}
 	return NTA_FREE_OK;
+}
+
+/*
+ * nta_batch_free() for the common case, inline in nta_free_remote(): the
+ * open batch for the owner sits in its usual slot and this object does
+ * not fill it, and the object passes the checks.  Returns false, with
+ * nothing written, for anything else: nta_queue_for_owner() then opens,
+ * publishes or falls back to the pending bit, and reports.  So the free
+ * a producer's heads take on the consumer's CPU is a few loads, the checks
+ * and a few stores; the rest, and its larger frame, stay out of line.
+ */
+static __always_inline bool nta_batch_free_quick(struct nta_cpu *c,
+						 struct nta_block *blk,
+						 void *ptr, unsigned int size)
+{
+	unsigned int unit = nta_unit_of(blk, ptr);
+	unsigned int units = nta_size_to_units(size);
+	struct nta_batch *b;
+	struct nta_cpu *o;
+	u8 gen;
+
+	if (unlikely(!READ_ONCE(nta_remote_batching)))
+		return false;
+	o = nta_block_owner(blk);
+	if (unlikely(!o))
+		return false;
+	b = c->batch_open[o->pool.id % NTA_BATCH_SLOTS];
+	/* As nta_batch_free(), which publishes the batch this would fill. */
+	if (unlikely(!b || b->owner != o->pool.id ||
+		     b->nr + 1 >= NTA_BATCH_MAX ||
+		     b->held + units >= NTA_BATCH_UNITS))
+		return false;
+	gen = nta_gen(blk, unit);
+	/* The generation before the length byte, as nta_batch_free(). */
+	smp_rmb();
+	if (unlikely(nta_check_object(blk, ptr, size)))
+		return false;
+	nta_hook_free(ptr, size);
+	nta_batch_add(b, ptr, gen, units);
+	nta_count(NTA_CTR(remote_frees), 1);
+	nta_account(c, true, size, -1);
+	return true;
+}
+
+/*
+ * nta_free() on another CPU: queued for the owner, lock-free on its side,
+ * so under the mark alone, which the caller holds.
+ */
+noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
+			      void *ptr, unsigned int size, unsigned long ip,
+			      bool mapped)
+{
+	enum nta_bad_free why = NTA_FREE_FOREIGN;
+	bool quick;
+
+	/* As in nta_free_slow(): a header is trusted only in a block of NTA's. */
+	if (likely(mapped || __nta_owns(ptr))) {
+		/* The owner may give the block back while we look at it. */
+		rcu_read_lock();
+		quick = nta_batch_free_quick(c, blk, ptr, size);
+		rcu_read_unlock();
+		why = quick ? NTA_FREE_OK :
+			      nta_queue_for_owner(c, true, blk, ptr, size);
+	}
+	nta_fast_exit(c);
+	if (unlikely(why))
+		nta_complain(ptr, size, why, ip);
 }
 
 /* Every slow path drains what other CPUs queued (nta_drain_locked()). */

@@ -1544,6 +1544,129 @@ static void nta_batch_free_drain(struct kunit *test)
 		   NTA_D(&s0, &s2, remote_atomics), n);
 }
 
+/* What this CPU's open batch for an owner held after one free. */
+struct nta_tseen {
+	bool open, usual;	/* open, in the slot the quick path reads */
+	u8 obj[2], inside;	/* entries for obj[0], obj[1], obj[1] + 32 */
+};
+
+struct nta_tquick {
+	void *obj[2];
+	unsigned int size, owner, cpu;
+	struct nta_tseen seen[4];	/* after each free */
+	bool live, intact;		/* obj[1] after the refused frees */
+};
+
+#define NTA_TQUICK_FILL	0x5a
+
+/*
+ * Look at this CPU's open batch for @q->owner: the entries of the test's
+ * pointers, whatever else other frees put there.
+ */
+static void nta_tquick_look(struct nta_tquick *q, struct nta_tseen *seen)
+{
+	struct nta_cpu *c = this_cpu_ptr(&nta_cpu);
+	struct nta_batch *b = NULL;
+	unsigned int slot, i;
+
+	for (slot = 0; slot < NTA_BATCH_SLOTS && !b; slot++)
+		if (c->batch_open[slot] && c->batch_open[slot]->owner == q->owner)
+			b = c->batch_open[slot];
+	if (!b)
+		return;
+	seen->open = true;
+	seen->usual = b == c->batch_open[q->owner % NTA_BATCH_SLOTS];
+	for (i = 0; i < b->nr; i++) {
+		seen->obj[0] += b->obj[i] == q->obj[0];
+		seen->obj[1] += b->obj[i] == q->obj[1];
+		seen->inside += b->obj[i] == q->obj[1] + NTA_UNIT / 2;
+	}
+}
+
+/* The other CPU's half of nta_batch_quick_refuses(). */
+static void nta_tquick_frees(void *arg)
+{
+	struct nta_tquick *q = arg;
+	void *bad = q->obj[1];
+
+	/* The batch timer, a softirq, would publish the batch in between. */
+	local_bh_disable();
+	nta_free(q->obj[0], q->size);
+	nta_tquick_look(q, &q->seen[0]);
+	nta_free(bad, 100);				/* wrong size */
+	nta_tquick_look(q, &q->seen[1]);
+	nta_free(bad + NTA_UNIT / 2, q->size);		/* inside it */
+	nta_tquick_look(q, &q->seen[2]);
+	q->live = nta_check_free(nta_block_of(bad), bad, q->size) ==
+		  NTA_FREE_OK;
+	q->intact = !memchr_inv(bad, NTA_TQUICK_FILL, q->size);
+	nta_free(bad, q->size);
+	nta_tquick_look(q, &q->seen[3]);
+	q->cpu = raw_smp_processor_id();
+	local_bh_enable();
+}
+
+/* nta_batch_quick_refuses() with the objects on @owner, freed on @other. */
+static void nta_tquick_on(struct kunit *test, unsigned int owner, int other)
+{
+	struct nta_tquick q = { .size = 700, .owner = owner };
+	struct nta_stats s0, s1;
+	int i;
+
+	nta_tpin(test, owner);
+	nta_drain_all();
+	nta_tstats(&s0);
+	for (i = 0; i < 2; i++) {
+		q.obj[i] = nta_alloc(q.size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, q.obj[i]);
+		memset(q.obj[i], NTA_TQUICK_FILL, q.size);
+	}
+	nta_run_on(test, other, nta_tquick_frees, &q, true);
+	KUNIT_ASSERT_EQ(test, q.cpu, other);
+	for (i = 0; i < 4; i++) {
+		kunit_info(test, "owner %u, free %d: batch %s, usual slot %d, entries %u %u %u\n",
+			   owner, i, q.seen[i].open ? "open" : "not open", q.seen[i].usual,
+			   q.seen[i].obj[0], q.seen[i].obj[1], q.seen[i].inside);
+		KUNIT_EXPECT_TRUE(test, q.seen[i].open);
+		KUNIT_EXPECT_TRUE(test, q.seen[i].usual);
+		KUNIT_EXPECT_EQ(test, q.seen[i].obj[0], 1);
+		/* The refused frees put nothing in the batch. */
+		KUNIT_EXPECT_EQ(test, q.seen[i].obj[1], i == 3);
+		KUNIT_EXPECT_EQ(test, q.seen[i].inside, 0);
+	}
+	KUNIT_EXPECT_TRUE(test, q.live);
+	KUNIT_EXPECT_TRUE(test, q.intact);
+
+	nta_drain_all();
+	nta_tstats(&s1);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, bad_frees), 2);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, remote_frees), 2);
+	KUNIT_EXPECT_EQ(test, s1.inuse_objects, s0.inuse_objects);
+	KUNIT_EXPECT_EQ(test, s1.requested_bytes, s0.requested_bytes);
+}
+
+/*
+ * Remote frees that find the owner's batch open take the quick path
+ * (nta_batch_free_quick()).  One that fails a check there falls back to
+ * nta_queue_for_owner(), which refuses and reports it: nothing of it goes
+ * into the batch, nothing is written into the object, which stays live,
+ * and the good frees before and after it are batched and drained as
+ * usual.  Both ways round, so that the batch opens in its usual slot, the
+ * one the quick path reads, for either owner.  The same results would
+ * come from the fallback alone: what shows the quick path's own checks at
+ * work is that removing them batches the bad pointers.
+ */
+static void nta_batch_quick_refuses(struct kunit *test)
+{
+	unsigned int owner;
+	int other;
+
+	nta_tneed_ready(test);
+	owner = nta_tpin_batched(test, &other);
+	nta_tquick_on(test, owner, other);
+	nta_tquick_on(test, other, owner);
+}
+
 /*
  * A batch of large objects is published once it holds NTA_BATCH_UNITS,
  * long before NTA_BATCH_MAX objects: until the owner drains them, they
@@ -3562,6 +3685,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_merged_init_on_free),
 	KUNIT_CASE(nta_batch_free_drain),
 	KUNIT_CASE(nta_batch_large_published),
+	KUNIT_CASE(nta_batch_quick_refuses),
 	KUNIT_CASE(nta_drain_long_queue),
 	KUNIT_CASE(nta_batch_stale_double_free),
 	KUNIT_CASE(nta_batch_timer),
