@@ -1336,15 +1336,14 @@ static void nta_remote_stranded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drained, 2);
 	/*
 	 * Kicked by the timer, unless the owner drained on a slow path of its
-	 * own before the timer was due: its decay tick may shut its bins
-	 * while the loop's object is out, and the next free then takes the
-	 * slow path, which drains (seen once: drained after 80 ms, no kick).
+	 * own first: its decay tick may shut its bins while the loop's object
+	 * is out, and the next free then takes the slow path, which drains.
+	 * Seen without a kick after 80 ms, and after 104 ms: past the timer's
+	 * due time, but before the deferrable timer ran.  So the kick is not
+	 * asserted; the bound above is, and a timer that never kicked would
+	 * miss it whenever the owner keeps to its fast path.
 	 */
-	if (waited < NTA_STRANDED_DELAY)
-		kunit_info(test, "drained before the timer, %lld kicks\n",
-			   NTA_D(&s0, &s1, kicks));
-	else
-		KUNIT_EXPECT_GE(test, NTA_D(&s0, &s1, kicks), 1);
+	kunit_info(test, "%lld kicks\n", NTA_D(&s0, &s1, kicks));
 }
 
 /*
