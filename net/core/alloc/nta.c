@@ -35,6 +35,7 @@ DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 };
 
 DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
+DEFINE_STATIC_KEY_FALSE(nta_wipes_key);
 /* No exports: every user (skbuff.c, usercopy, the tests) is built in. */
 
 /*
@@ -169,6 +170,9 @@ noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 	bool may_grow, binned;
 	void *obj;
 
+	/* A size of 0, which the inline path lets through (nta_fast_size()). */
+	if (unlikely(size - 1 >= NTA_MAX_SIZE))
+		return NULL;
 	/* The local lock keeps out interrupts, not NMIs. */
 	if (unlikely(!nta_is_ready() || in_nmi()))
 		return NULL;

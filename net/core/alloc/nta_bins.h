@@ -261,13 +261,21 @@ static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
 	b->room -= units;
 }
 
-/* An object goes into its bin; the caller has checked its length byte. */
+/*
+ * An object goes into its bin; the caller has checked its length byte.
+ * Its generation moves on here, not when the bin hands it out again: the
+ * owner's free, off the allocation's fast path, is where a batched free
+ * of the object's old life must start to fail (nta_mark_live() for
+ * objects handed out from the pool).
+ */
 static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
+	unsigned int unit = nta_unit_of(blk, ptr);
 
-	WRITE_ONCE(blk->meta[nta_unit_of(blk, ptr)].cls, 0);
+	WRITE_ONCE(blk->meta[unit].cls, 0);
+	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
 	__nta_bin_park(b, ptr, units);
 }
 
@@ -292,7 +300,6 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)
 {
 	void *obj = b->slot[units].head, *next;
-	struct nta_block *blk;
 
 	if (unlikely(!obj))
 		return NULL;
@@ -306,8 +313,8 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 	b->slot[units].head = next;
 	b->slot[units].nr--;
 	b->room += units;
-	blk = nta_block_of(obj);
-	nta_mark_live(blk, nta_unit_of(blk, obj), units);
+	/* Live again, in the generation nta_bin_park() gave it. */
+	WRITE_ONCE(nta_meta_of(obj)->cls, units);
 	return obj;
 }
 

@@ -38,6 +38,32 @@ void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
 void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 		     unsigned int size, unsigned long ip, bool mapped);
 
+/*
+ * An object from a bin, for a caller that wants it zeroed (init_on_alloc,
+ * __GFP_ZERO), or with init_on_free, whose free wiped all of it but the
+ * bin link.  memset() returns @obj: a tail call, no registers to save.
+ */
+static __always_inline void *nta_alloc_wipe(void *obj, unsigned int size,
+					    unsigned int units, gfp_t gfp)
+{
+	if (want_init_on_alloc(gfp))
+		return memset(obj, 0, size);
+	if (want_init_on_free())
+		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
+	return obj;
+}
+
+/*
+ * Sizes the fast paths serve: one compare, which lets 0 through.  A size
+ * of 0 gives 0 units, whose bin never opens (its cap stays 0,
+ * nta_bins_set_shift()): the fast paths send it to the slow paths, which
+ * refuse it.
+ */
+static __always_inline bool nta_fast_size(unsigned int size)
+{
+	return size <= NTA_MAX_SIZE;
+}
+
 /* nta_alloc(), inline. */
 static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 {
@@ -45,7 +71,7 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 	struct nta_cpu *c;
 	void *obj;
 
-	if (unlikely(size - 1 >= NTA_MAX_SIZE))
+	if (unlikely(!nta_fast_size(size)))
 		return NULL;
 	if (unlikely(!nta_fast_enter(&c)))
 		return nta_alloc_slow(size, gfp);
@@ -59,11 +85,9 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 	nta_fast_exit(c);
 
 	nta_hook_alloc(obj, size, gfp);
-	/* memset() returns @obj: a tail call, no registers to save. */
-	if (want_init_on_alloc(gfp))
-		return memset(obj, 0, size);
-	if (want_init_on_free())
-		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
+	/* One static key for init_on_alloc and init_on_free, both rare. */
+	if (unlikely(nta_wipes() || (gfp & __GFP_ZERO)))
+		return nta_alloc_wipe(obj, size, units, gfp);
 	return obj;
 }
 
@@ -78,18 +102,24 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * is seen here: the length byte is put back for the owner's drain, and
  * the slow path refuses this free.  A claim that races with this one may
  * not be seen (no barrier between the store and the load); the drain then
- * finds the length byte 0 and refuses that free instead.  @units is at
- * most NTA_DATA_UNITS: the caller bounds the size.
+ * finds the length byte 0, or a new generation without the claim's bit,
+ * and refuses that free instead.  A claimed object goes into its bin in
+ * its next generation, as nta_bin_park() puts it.  @units is at most
+ * NTA_DATA_UNITS: the caller bounds the size.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)
 {
-	u8 cls = units;
+	u8 cls = units, gen;
 
 	if (unlikely(!try_cmpxchg_local(&meta->cls, &cls, 0)))
 		return false;
-	if (likely(!(READ_ONCE(meta->gen) & NTA_GEN_CLAIMED)))
+	gen = READ_ONCE(meta->gen);
+	if (likely(!(gen & NTA_GEN_CLAIMED))) {
+		/* Parked: the next generation (nta_bin_park()), even. */
+		WRITE_ONCE(meta->gen, gen + 2);
 		return true;
+	}
 	WRITE_ONCE(meta->cls, units);
 	return false;
 }
@@ -113,7 +143,7 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	unsigned int units = nta_size_to_units(size);
 
 	/* The size first: the claim compares a byte, the bins index slots. */
-	if (unlikely(size - 1 >= NTA_MAX_SIZE || (addr & (NTA_UNIT - 1)) ||
+	if (unlikely(!nta_fast_size(size) || (addr & (NTA_UNIT - 1)) ||
 		     !nta_bin_has_fast_room(&c->bins, units) ||
 		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;

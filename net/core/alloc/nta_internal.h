@@ -236,6 +236,17 @@ struct nta_cpu {
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
 
+DECLARE_STATIC_KEY_FALSE(nta_wipes_key);
+
+/*
+ * init_on_alloc or init_on_free: boot parameters, fixed before nta_init()
+ * sets the key, so that the inline allocation tests one key for both.
+ */
+static __always_inline bool nta_wipes(void)
+{
+	return static_branch_unlikely(&nta_wipes_key);
+}
+
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
 extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;

@@ -1126,6 +1126,8 @@ static int __init nta_init(void)
 
 	nta_init_kmalloc_units();
 	nta_init_bin_caps();
+	if (want_init_on_alloc(0) || want_init_on_free())
+		static_branch_enable(&nta_wipes_key);
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		nta_link_secret = get_random_long();
 	for_each_possible_cpu(cpu) {
