@@ -172,6 +172,8 @@ struct nta_fast_stats {
 
 /**
  * struct nta_cpu - one CPU's allocator
+ * @pool: the blocks and free lists; first, so that the owner's free
+ *	compares a block header's @pool with the CPU's address itself
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
  *	holds it owns @fast and @bins
  * @fast: counters of the holder of @busy
@@ -179,7 +181,6 @@ struct nta_fast_stats {
  *	and the live objects of each length
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
  *	own contexts (task, softirq, hardirq); the slow paths take it
- * @pool: the blocks and free lists
  * @stats: counters kept with this_cpu_*() operations
  * @kick: run on this CPU to drain @pool.remote when it may be idle
  * @trim: set by the shrinker: @kick also gives back spare blocks; an
@@ -209,11 +210,11 @@ struct nta_fast_stats {
  * @batch_mem: the batches this CPU owns
  */
 struct nta_cpu {
-	u8 busy;
+	struct nta_pool pool;
+	u8 busy ____cacheline_aligned_in_smp;
 	struct nta_fast_stats fast;
 	struct nta_bins bins;
 	local_lock_t lock;
-	struct nta_pool pool;
 	struct nta_stats stats;
 	struct irq_work kick;
 	unsigned int trim;
@@ -510,17 +511,19 @@ static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
  */
 static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 {
-	struct nta_cpu *c;
-
+	/*
+	 * The mark is tested and set through the per-CPU offset, as it is
+	 * cleared (nta_fast_exit()): on x86 a %gs-relative compare and store,
+	 * and the CPU's address is worked out only for the work.
+	 */
 	preempt_disable();
-	c = this_cpu_ptr(&nta_cpu);
-	if (unlikely(READ_ONCE(c->busy))) {
+	if (unlikely(__this_cpu_read(nta_cpu.busy))) {
 		preempt_enable();
 		return false;
 	}
-	WRITE_ONCE(c->busy, 1);
+	__this_cpu_write(nta_cpu.busy, 1);
 	barrier();
-	*cp = c;
+	*cp = this_cpu_ptr(&nta_cpu);
 	return true;
 }
 
