@@ -275,7 +275,7 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 	unsigned int unit = nta_unit_of(blk, ptr);
 
 	WRITE_ONCE(blk->meta[unit].cls, 0);
-	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
+	nta_set_gen(blk, unit, nta_gen(blk, unit) + 1);
 	__nta_bin_park(b, ptr, units);
 }
 

@@ -45,25 +45,30 @@
 /**
  * struct nta_unit_meta - what a block header records about one of its units
  * @cls: the length in units of the live object that starts at the unit,
- *	0 anywhere else (free, inside an object, the header, or the start of
- *	an object parked in a per-CPU bin of the kernel glue)
- * @gen: bumped to its next even value each time an object that starts
- *	at the unit is handed out from the pool (nta_mark_live()) or parked
- *	in a per-CPU bin (nta_bin_park()), so that it changes between any
- *	two lives of an object there: a free that waits in a batch (the
- *	kernel glue's batched remote frees) records it, so that the owner
- *	can tell a free of the object it was given from a late second free
- *	of an object that was freed and handed out again meanwhile.  Its
- *	low bit, NTA_GEN_CLAIMED, is set while the object waits for its
- *	owner after a free through its pending bit (nta_remote_free()), and
- *	cleared when the unit is handed out or parked again.
+ *	NTA_CLS_CLAIMED while that object waits for its owner after a free
+ *	through its pending bit (nta_remote_free()), 0 anywhere else (free,
+ *	inside an object, the header, or the start of an object parked in a
+ *	per-CPU bin of the kernel glue)
+ * @gen: bumped each time an object that starts at the unit is handed out
+ *	from the pool (nta_mark_live()) or parked in a per-CPU bin
+ *	(nta_bin_park()), so that it changes between any two lives of an
+ *	object there: a free that waits in a batch (the kernel glue's
+ *	batched remote frees) records it, so that the owner can tell a free
+ *	of the object it was given from a late second free of an object
+ *	that was freed and handed out again meanwhile
  */
 struct nta_unit_meta {
 	u8 cls;
 	u8 gen;
 };
 
-#define NTA_GEN_CLAIMED		1
+/*
+ * The length byte of a claimed object: no length (NTA_DATA_UNITS is
+ * below it), so that the owner's own free of the object, which compares
+ * the byte with the length, fails without reading more; the owner's
+ * drain finds the length in the bitmaps (nta_object_units()).
+ */
+#define NTA_CLS_CLAIMED		U8_MAX
 static_assert(sizeof(struct nta_unit_meta) == 2);
 
 /*
@@ -318,8 +323,8 @@ static __always_inline struct nta_unit_meta *nta_meta_of(const void *ptr)
 	unsigned long off = (addr >> (NTA_UNIT_SHIFT - 1)) &
 			    ((NTA_BLOCK_UNITS - 1) * sizeof(struct nta_unit_meta));
 
-	return (struct nta_unit_meta *)((addr & ~(NTA_BLOCK_SIZE - 1)) +
-					offsetof(struct nta_block, meta) + off);
+	return (struct nta_unit_meta *)(((addr & ~(NTA_BLOCK_SIZE - 1)) |
+					 off) + offsetof(struct nta_block, meta));
 }
 
 static inline unsigned int nta_size_to_units(unsigned int size)

@@ -99,29 +99,27 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * that frees @ptr again (a double free) finds the byte 0 and is refused,
  * or it frees first and this claim fails.  Another CPU that freed @ptr
  * through its pending bit and claimed it first (nta_unit_claim_remote())
- * is seen here: the length byte is put back for the owner's drain, and
- * the slow path refuses this free.  A claim that races with this one may
- * not be seen (no barrier between the store and the load); the drain then
- * finds the length byte 0, or a new generation without the claim's bit,
- * and refuses that free instead.  A claimed object goes into its bin in
- * its next generation, as nta_bin_park() puts it.  @units is at most
- * NTA_DATA_UNITS: the caller bounds the size.
+ * set the byte to NTA_CLS_CLAIMED: this claim fails, and the slow path
+ * refuses this free.  A claim that races with this one may succeed too;
+ * this store of 0 then comes last, and the drain refuses that free.  The
+ * object goes into its bin in its next generation, as nta_bin_park()
+ * puts it.  @units is at most NTA_DATA_UNITS: the caller bounds the size.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)
 {
-	u8 cls = units, gen;
+	u8 cls = units;
 
 	if (unlikely(!try_cmpxchg_local(&meta->cls, &cls, 0)))
 		return false;
-	gen = READ_ONCE(meta->gen);
-	if (likely(!(gen & NTA_GEN_CLAIMED))) {
-		/* Parked: the next generation (nta_bin_park()), even. */
-		WRITE_ONCE(meta->gen, gen + 2);
-		return true;
-	}
-	WRITE_ONCE(meta->cls, units);
-	return false;
+	/*
+	 * Parked: the next generation (nta_bin_park()).  One increment in
+	 * memory: other CPUs read the byte only to record or compare it, and
+	 * one that claims the object meanwhile has its claim refused
+	 * (nta_unit_claim_remote()), whatever this store overwrites.
+	 */
+	data_race(meta->gen++);
+	return true;
 }
 
 /*
@@ -141,11 +139,14 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	unsigned long addr = (unsigned long)ptr;
 	unsigned int unit = (addr >> NTA_UNIT_SHIFT) & (NTA_BLOCK_UNITS - 1);
 	unsigned int units = nta_size_to_units(size);
+	struct nta_unit_meta *meta = &blk->meta[unit];
 
+	/* One register for the claim's compare and its increment. */
+	OPTIMIZER_HIDE_VAR(meta);
 	/* The size first: the claim compares a byte, the bins index slots. */
 	if (unlikely(!nta_fast_size(size) || (addr & (NTA_UNIT - 1)) ||
 		     !nta_bin_has_fast_room(&c->bins, units) ||
-		     !nta_unit_claim(&blk->meta[unit], units)))
+		     !nta_unit_claim(meta, units)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);

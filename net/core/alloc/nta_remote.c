@@ -305,7 +305,7 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	unsigned int unit = nta_unit_of(blk, obj);
 	struct nta_pool *pool = &c->pool;
 
-	/* A free through the pending bit set the claim's bit in @gen. */
+	/* A free through the pending bit marked the length byte claimed. */
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
 		     nta_cls(blk, unit) != units ||
 		     nta_gen(blk, unit) != gen)) {
