@@ -296,6 +296,24 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 	return NTA_FREE_OK;
 }
 
+/*
+ * nta_check_object()'s verdict without its reason, for a caller that sends
+ * a refusal to a path that checks again and reports (@blk is @ptr's block,
+ * so @ptr's offset in it comes from the address alone).  A length byte that
+ * equals the object's length (never 0, never NTA_CLS_CLAIMED) says what the
+ * three tests on it say.
+ */
+static __always_inline bool nta_object_ok(const struct nta_block *blk,
+					  const void *ptr, unsigned int size)
+{
+	unsigned long off = (unsigned long)ptr & (NTA_BLOCK_SIZE - 1);
+	unsigned int unit = off >> NTA_UNIT_SHIFT;
+
+	return !(off & (NTA_UNIT - 1)) && unit >= NTA_HDR_UNITS &&
+	       size - 1 < NTA_MAX_SIZE &&
+	       nta_cls(blk, unit) == nta_size_to_units(size);
+}
+
 /* @unit's length and generation bytes, as a remote free first sees them. */
 static __always_inline struct nta_unit_meta
 nta_unit_seen(const struct nta_block *blk, unsigned int unit)
