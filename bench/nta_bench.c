@@ -1315,9 +1315,6 @@ static long nb_census_cpu(void *arg)
 		for (u = NTA_HDR_UNITS; u < NTA_BLOCK_UNITS; u++) {
 			unsigned int cls = nta_cls(blk, u);
 
-			/* Freed through its pending bit: still in the block. */
-			if (cls == NTA_CLS_CLAIMED)
-				cls = nta_object_units(blk, u);
 			objs += !!cls;
 			units += cls;
 		}

@@ -35,7 +35,7 @@ DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 };
 
 DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
-DEFINE_STATIC_KEY_FALSE(nta_wipes_key);
+DEFINE_STATIC_KEY_FALSE_RO(nta_wipes_key);
 /* No exports: every user (skbuff.c, usercopy, the tests) is built in. */
 
 /*

@@ -206,6 +206,10 @@ static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
 	if (b->open)
 		b->room = b->limit - units;
+	/*
+	 * From 1: the bin of 0 units stays shut (cap 0), which sends a size
+	 * of 0 from the fast paths to the slow ones (nta_fast_size()).
+	 */
 	for (u = 1; u < NTA_NR_LISTS; u++)
 		b->slot[u].cap = b->closed ? 0 : nta_bin_base_cap[u] << shift;
 }
@@ -261,22 +265,13 @@ static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
 	b->room -= units;
 }
 
-/*
- * An object goes into its bin; the caller has checked its length byte.
- * Its generation moves on here, not when the bin hands it out again: the
- * owner's free, off the allocation's fast path, is where a batched free
- * of the object's old life must start to fail (nta_mark_live() for
- * objects handed out from the pool).
- */
+/* An object goes into its bin; the caller has checked its length byte. */
 static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 					 unsigned int units)
 {
 	struct nta_block *blk = nta_block_of(ptr);
-	unsigned int unit = nta_unit_of(blk, ptr);
 
-	WRITE_ONCE(blk->meta[unit].cls, 0);
-	/* One increment in memory, as the fast free's (nta_unit_claim()). */
-	data_race(blk->meta[unit].gen++);
+	WRITE_ONCE(blk->meta[nta_unit_of(blk, ptr)].cls, 0);
 	__nta_bin_park(b, ptr, units);
 }
 
@@ -301,6 +296,7 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)
 {
 	void *obj = b->slot[units].head, *next;
+	struct nta_block *blk;
 
 	if (unlikely(!obj))
 		return NULL;
@@ -314,8 +310,8 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 	b->slot[units].head = next;
 	b->slot[units].nr--;
 	b->room += units;
-	/* Live again, in the generation nta_bin_park() gave it. */
-	WRITE_ONCE(nta_meta_of(obj)->cls, units);
+	blk = nta_block_of(obj);
+	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
 }
 

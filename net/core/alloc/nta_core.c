@@ -120,8 +120,10 @@ static void nta_clear_cls(struct nta_block *blk)
 {
 	unsigned int i;
 
-	for (i = 0; i < NTA_BLOCK_UNITS; i++)
+	for (i = 0; i < NTA_BLOCK_UNITS; i++) {
 		blk->meta[i].cls = 0;
+		blk->meta[i].gen &= ~NTA_GEN_CLAIMED;
+	}
 }
 
 /**
@@ -137,8 +139,8 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 
 	BUILD_BUG_ON(NTA_HDR_UNITS * NTA_UNIT < sizeof(struct nta_block));
 	BUILD_BUG_ON(sizeof(struct nta_chunk) > NTA_UNIT);
-	/* meta[].cls holds an object's length in units, or the claim's mark. */
-	BUILD_BUG_ON(NTA_DATA_UNITS >= NTA_CLS_CLAIMED);
+	/* meta[].cls holds an object's length in units in a byte. */
+	BUILD_BUG_ON(NTA_DATA_UNITS > U8_MAX);
 	/* A remote free claims an object through an aligned word. */
 	BUILD_BUG_ON(sizeof(union nta_meta_pair) != sizeof(u32));
 	BUILD_BUG_ON(offsetof(struct nta_block, meta) %
@@ -370,6 +372,7 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 {
 	unsigned int i, unit, units, count = 0;
 	unsigned long bits;
+	u8 gen;
 
 	for (i = 0; i < NTA_BITMAP_LONGS; i++) {
 		if (!READ_ONCE(blk->pending[i]))
@@ -378,20 +381,26 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 		pool->atomics++;
 		for (; bits; bits &= bits - 1) {
 			unit = i * BITS_PER_LONG + __ffs(bits);
+			gen = nta_gen(blk, unit);
+			units = nta_cls(blk, unit);
 			/*
-			 * No longer claimed: a double free that raced with
-			 * the owner's own free of the object, whose store of
-			 * 0 came last (and the object may be live again).
-			 * Report, and write nothing.
+			 * No longer live (or handed out again, which cleared
+			 * the claim): a double free that raced with the
+			 * owner's own free of the object.  Report, and write
+			 * nothing but the claim's bit on a unit that holds no
+			 * live object.
 			 */
-			if (unlikely(nta_cls(blk, unit) != NTA_CLS_CLAIMED)) {
+			if (unlikely(!units || !(gen & NTA_GEN_CLAIMED))) {
+				if (!units)
+					nta_set_gen(blk, unit,
+						    gen & ~NTA_GEN_CLAIMED);
 				nta_report_bad_free(pool, nta_unit_addr(blk, unit),
 						    0, NTA_FREE_NOT_ALLOCATED);
 				continue;
 			}
-			units = nta_object_units(blk, unit);
 			/* Not live first: no other CPU can claim it again. */
 			nta_set_cls(blk, unit, 0);
+			nta_set_gen(blk, unit, gen & ~NTA_GEN_CLAIMED);
 			/* Wiped only now that the owner has checked it. */
 			if (pool->init_on_free)
 				memset(nta_unit_addr(blk, unit), 0,
@@ -664,15 +673,14 @@ static void nta_check_block(const struct nta_pool *pool,
 			      blk);
 	/* ... and just after it claimed the object. */
 	for_each_set_bit(i, blk->pending, NTA_BLOCK_UNITS)
-		if (nta_cls(blk, i) != NTA_CLS_CLAIMED)
+		if (!(nta_gen(blk, i) & NTA_GEN_CLAIMED))
 			nta_check_bad(ck, "block %p: pending bit on unclaimed unit %u",
 				      blk, i);
 	/* A length byte sits on an object's start and says its length. */
 	for (i = 0; i < NTA_BLOCK_UNITS; i++)
 		if (blk->meta[i].cls &&
 		    (!test_bit(i, blk->start) ||
-		     (blk->meta[i].cls != NTA_CLS_CLAIMED &&
-		      nta_object_units(blk, i) != blk->meta[i].cls)))
+		     nta_object_units(blk, i) != blk->meta[i].cls))
 			nta_check_bad(ck, "block %p: length byte %u at unit %u",
 				      blk, blk->meta[i].cls, i);
 	for (i = NTA_HDR_UNITS; i < NTA_BLOCK_UNITS; i++) {

@@ -45,31 +45,23 @@
 /**
  * struct nta_unit_meta - what a block header records about one of its units
  * @cls: the length in units of the live object that starts at the unit,
- *	NTA_CLS_CLAIMED while that object waits for its owner after a free
- *	through its pending bit (nta_remote_free()), 0 anywhere else (free,
- *	inside an object, the header, or the start of an object parked in a
- *	per-CPU bin of the kernel glue)
- * @gen: bumped each time an object that starts at the unit is handed out
- *	from the pool (nta_mark_live()) or parked in a per-CPU bin
- *	(nta_bin_park()), so that it changes between any two lives of an
- *	object there: a free that waits in a batch (the kernel glue's
- *	batched remote frees) records it, so that the owner can tell a free
- *	of the object it was given from a late second free of an object
- *	that was freed and handed out again meanwhile
+ *	0 anywhere else (free, inside an object, the header, or the start of
+ *	an object parked in a per-CPU bin of the kernel glue)
+ * @gen: bumped to its next even value each time an object that starts
+ *	at the unit is handed out (nta_mark_live()): a free that waits in a batch
+ *	(the kernel glue's batched remote frees) records it, so that the
+ *	owner can tell a free of the object it was given from a late second
+ *	free of an object that was freed and handed out again meanwhile.
+ *	Its low bit, NTA_GEN_CLAIMED, is set while the object waits for its
+ *	owner after a free through its pending bit (nta_remote_free()), and
+ *	cleared when the unit is handed out again.
  */
 struct nta_unit_meta {
 	u8 cls;
 	u8 gen;
 };
 
-/*
- * The length byte of a claimed object: no length (NTA_DATA_UNITS is
- * below it), so that the owner's own free of the object, which compares
- * the byte with the length, fails without reading more; the owner's
- * drain finds the length in the bitmaps (nta_object_units()).
- */
-#define NTA_CLS_CLAIMED		U8_MAX
-static_assert(sizeof(struct nta_unit_meta) == 2);
+#define NTA_GEN_CLAIMED		1
 
 /*
  * Two units' bytes as one word: a remote free claims an object with one
@@ -308,23 +300,6 @@ enum nta_bad_free {
 static inline struct nta_block *nta_block_of(const void *ptr)
 {
 	return (struct nta_block *)((unsigned long)ptr & ~(NTA_BLOCK_SIZE - 1));
-}
-
-/*
- * The length and generation bytes of the unit at unit-aligned @ptr, from
- * the address alone: the byte offset of its entry in @meta is the unit's
- * index times two, which is @ptr's offset in the block shifted right by
- * one bit less than a unit's.  For the fast paths, where that is one
- * shift and one mask.
- */
-static __always_inline struct nta_unit_meta *nta_meta_of(const void *ptr)
-{
-	unsigned long addr = (unsigned long)ptr;
-	unsigned long off = (addr >> (NTA_UNIT_SHIFT - 1)) &
-			    ((NTA_BLOCK_UNITS - 1) * sizeof(struct nta_unit_meta));
-
-	return (struct nta_unit_meta *)(((addr & ~(NTA_BLOCK_SIZE - 1)) |
-					 off) + offsetof(struct nta_block, meta));
 }
 
 static inline unsigned int nta_size_to_units(unsigned int size)

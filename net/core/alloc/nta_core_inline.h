@@ -45,11 +45,12 @@ static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
 	/*
-	 * The next generation.  Other CPUs claim only live objects, and this
-	 * one is not live yet (its length byte is 0), so the owner is the
-	 * only writer here.
+	 * Up to the next even value: the next generation, with the claim of
+	 * a double free that raced with the owner's own free cleared.  Other
+	 * CPUs claim only live objects, and this one is not live yet (its
+	 * length byte is 0), so the owner is the only writer here.
 	 */
-	nta_set_gen(blk, unit, nta_gen(blk, unit) + 1);
+	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
 	nta_set_cls(blk, unit, units);
 }
 
@@ -270,7 +271,7 @@ static __always_inline void *__nta_pool_alloc(struct nta_pool *pool,
 /*
  * The checks any CPU can make: the object's own @cls byte, which does not
  * change while it is live, and whether another CPU freed it through its
- * pending bit (NTA_CLS_CLAIMED).  A live object's @cls is its length, so
+ * pending bit (NTA_GEN_CLAIMED).  A live object's @cls is its length, so
  * one compare says that @ptr starts an object, that @size is its size,
  * and that it was not freed already.  Another CPU's read races with the
  * owner only when the free is bad anyway; the owner checks again when it
@@ -289,7 +290,7 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 	cls = nta_cls(blk, unit);
 	if (unlikely(!cls))
 		return NTA_FREE_NOT_ALLOCATED;
-	if (unlikely(cls == NTA_CLS_CLAIMED))
+	if (unlikely(nta_gen(blk, unit) & NTA_GEN_CLAIMED))
 		return NTA_FREE_PENDING;
 	if (unlikely(cls != nta_size_to_units(size) || size > NTA_MAX_SIZE))
 		return NTA_FREE_WRONG_SIZE;
@@ -298,19 +299,20 @@ nta_check_object(const struct nta_block *blk, const void *ptr,
 
 /*
  * nta_check_object()'s verdict without its reason, for a caller that sends
- * a refusal to a path that checks again and reports (@blk is @ptr's block,
- * so @ptr's offset in it comes from the address alone).  A length byte that
- * equals the object's length (never 0, never NTA_CLS_CLAIMED) says what the
- * three tests on it say.
+ * a refusal to a path that checks again and reports, and that read the
+ * object's generation @gen first (@blk is @ptr's block, so @ptr's offset
+ * in it comes from the address alone).  A length byte that equals the
+ * object's length, never 0, says what the two tests on it say.
  */
 static __always_inline bool nta_object_ok(const struct nta_block *blk,
-					  const void *ptr, unsigned int size)
+					  const void *ptr, unsigned int size,
+					  u8 gen)
 {
 	unsigned long off = (unsigned long)ptr & (NTA_BLOCK_SIZE - 1);
 	unsigned int unit = off >> NTA_UNIT_SHIFT;
 
 	return !(off & (NTA_UNIT - 1)) && unit >= NTA_HDR_UNITS &&
-	       size - 1 < NTA_MAX_SIZE &&
+	       size - 1 < NTA_MAX_SIZE && !(gen & NTA_GEN_CLAIMED) &&
 	       nta_cls(blk, unit) == nta_size_to_units(size);
 }
 
@@ -326,18 +328,15 @@ nta_unit_seen(const struct nta_block *blk, unsigned int unit)
 
 /*
  * Another CPU claims the object at @unit for its owner to free: it sets
- * the object's length byte to NTA_CLS_CLAIMED if the unit's length and
+ * NTA_GEN_CLAIMED in the object's generation if the unit's length and
  * generation bytes are still @seen, read before the free was checked, in
  * one compare-and-exchange of the aligned word that holds them.  So an
  * object that the owner freed and handed out again since (a new
  * generation) is not claimed in its place.  The word also holds a
  * neighbour's bytes, which the owner may change meanwhile: then try again.
- * The owner's fast free clears the length byte with a cmpxchg_local(),
- * atomic only on its own CPU: racing with this claim, both may succeed.
- * The owner's store of 0 then comes last (had it come first, this compare
- * would have failed), and the drain, which frees only a claimed object,
- * refuses this free.  Returns false, with nothing written, when the
- * unit's bytes changed.
+ * The length byte is left alone: the owner writes it with stores that
+ * are atomic only on its own CPU (the fast free's cmpxchg_local()).
+ * Returns false, with nothing written, when the unit's bytes changed.
  */
 static __always_inline bool nta_unit_claim_remote(struct nta_block *blk,
 						  unsigned int unit,
@@ -352,7 +351,7 @@ static __always_inline bool nta_unit_claim_remote(struct nta_block *blk,
 		if (old.meta[i].cls != seen.cls || old.meta[i].gen != seen.gen)
 			return false;
 		new = old;
-		new.meta[i].cls = NTA_CLS_CLAIMED;
+		new.meta[i].gen |= NTA_GEN_CLAIMED;
 	} while (!try_cmpxchg(&pair->word, &old.word, new.word));
 	return true;
 }

@@ -99,11 +99,11 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * that frees @ptr again (a double free) finds the byte 0 and is refused,
  * or it frees first and this claim fails.  Another CPU that freed @ptr
  * through its pending bit and claimed it first (nta_unit_claim_remote())
- * set the byte to NTA_CLS_CLAIMED: this claim fails, and the slow path
- * refuses this free.  A claim that races with this one may succeed too;
- * this store of 0 then comes last, and the drain refuses that free.  The
- * object goes into its bin in its next generation, as nta_bin_park()
- * puts it.  @units is at most NTA_DATA_UNITS: the caller bounds the size.
+ * is seen here: the length byte is put back for the owner's drain, and
+ * the slow path refuses this free.  A claim that races with this one may
+ * not be seen (no barrier between the store and the load); the drain then
+ * finds the length byte 0 and refuses that free instead.  @units is at
+ * most NTA_DATA_UNITS: the caller bounds the size.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)
@@ -112,14 +112,10 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 
 	if (unlikely(!try_cmpxchg_local(&meta->cls, &cls, 0)))
 		return false;
-	/*
-	 * Parked: the next generation (nta_bin_park()).  One increment in
-	 * memory: other CPUs read the byte only to record or compare it, and
-	 * one that claims the object meanwhile has its claim refused
-	 * (nta_unit_claim_remote()), whatever this store overwrites.
-	 */
-	data_race(meta->gen++);
-	return true;
+	if (likely(!(READ_ONCE(meta->gen) & NTA_GEN_CLAIMED)))
+		return true;
+	WRITE_ONCE(meta->cls, units);
+	return false;
 }
 
 /*
@@ -139,14 +135,11 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 	unsigned long addr = (unsigned long)ptr;
 	unsigned int unit = (addr >> NTA_UNIT_SHIFT) & (NTA_BLOCK_UNITS - 1);
 	unsigned int units = nta_size_to_units(size);
-	struct nta_unit_meta *meta = &blk->meta[unit];
 
-	/* One register for the claim's compare and its increment. */
-	OPTIMIZER_HIDE_VAR(meta);
 	/* The size first: the claim compares a byte, the bins index slots. */
 	if (unlikely(!nta_fast_size(size) || (addr & (NTA_UNIT - 1)) ||
 		     !nta_bin_has_fast_room(&c->bins, units) ||
-		     !nta_unit_claim(meta, units)))
+		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);

@@ -305,7 +305,7 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	unsigned int unit = nta_unit_of(blk, obj);
 	struct nta_pool *pool = &c->pool;
 
-	/* A free through the pending bit marked the length byte claimed. */
+	/* A free through the pending bit set the claim's bit in @gen. */
 	if (unlikely(!__nta_owns(obj) || blk->pool != pool ||
 		     nta_cls(blk, unit) != units ||
 		     nta_gen(blk, unit) != gen)) {
@@ -326,7 +326,10 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
 	if (has_mark && nta_enabled()) {
-		/* The fast path's test first: the same answer while open. */
+		/*
+		 * The fast path's test first, a shortcut: true only when the
+		 * full test is, which costs more (the open state, the limit).
+		 */
 		if (nta_bin_has_fast_room(&c->bins, units) ||
 		    nta_bin_has_room(&c->bins, units)) {
 			nta_bin_push(c, obj, units);
@@ -508,7 +511,7 @@ static __always_inline bool nta_batch_free_quick(struct nta_cpu *c,
 	gen = nta_gen(blk, unit);
 	/* The generation before the length byte, as nta_batch_free(). */
 	smp_rmb();
-	if (unlikely(!nta_object_ok(blk, ptr, size)))
+	if (unlikely(!nta_object_ok(blk, ptr, size, gen)))
 		return false;
 	nta_hook_free(ptr, size);
 	nta_batch_add(b, ptr, gen, units);

@@ -179,8 +179,7 @@ VISIBLE_IF_KUNIT const char *nta_usercopy_bad(const void *ptr, unsigned long n,
 	/* The owner writes other objects' bits with plain stores. */
 	u = data_race(find_last_bit(blk->start, unit + 1));
 	len = u <= unit ? nta_cls(blk, u) : 0;
-	/* A claimed object was freed: it waits only for its owner's drain. */
-	if (!len || len == NTA_CLS_CLAIMED || u + len <= unit)
+	if (!len || u + len <= unit)
 		return "free memory";
 	*offset = off - ((unsigned long)u << NTA_UNIT_SHIFT);
 	size = (unsigned long)len << NTA_UNIT_SHIFT;
