@@ -1297,6 +1297,7 @@ static const struct file_operations nb_fops = {
  */
 struct nb_census {
 	unsigned long blocks, whole, objblocks, objs, objunits, pending;
+	unsigned long opened, inbox;
 	long binunits;
 };
 
@@ -1304,13 +1305,21 @@ static long nb_census_cpu(void *arg)
 {
 	struct nb_census *r = arg;
 	const struct nta_block *blk;
+	struct llist_node *node;
 	unsigned long flags;
 	struct nta_cpu *c;
+	unsigned int u;
 	bool has_mark;
 
 	c = nta_slow_lock(&flags, &has_mark);
+	/* Only this CPU takes from its inbox; others only push in front. */
+	for (node = READ_ONCE(c->batch_inbox.first); node; node = node->next)
+		r->inbox += llist_entry(node, struct nta_batch, node)->nr;
+	for (u = 0; u < NTA_BATCH_SLOTS; u++)
+		if (c->batch_open[u])
+			r->opened += c->batch_open[u]->nr;
 	list_for_each_entry(blk, &c->pool.blocks, link) {
-		unsigned int u, objs = 0, units = 0;
+		unsigned int objs = 0, units = 0;
 
 		for (u = NTA_HDR_UNITS; u < NTA_BLOCK_UNITS; u++) {
 			unsigned int cls = nta_cls(blk, u);
@@ -1344,8 +1353,9 @@ static int nb_census_show(struct seq_file *m, void *v)
 		work_on_cpu(cpu, nb_census_cpu, &r);
 		seq_printf(m, "cpu%u blocks %lu whole %lu objblocks %lu objs %lu",
 			   cpu, r.blocks, r.whole, r.objblocks, r.objs);
-		seq_printf(m, " objunits %lu pending %lu binunits %ld\n",
+		seq_printf(m, " objunits %lu pending %lu binunits %ld",
 			   r.objunits, r.pending, r.binunits);
+		seq_printf(m, " opened %lu inbox %lu\n", r.opened, r.inbox);
 	}
 	cpus_read_unlock();
 	return 0;
