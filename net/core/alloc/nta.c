@@ -36,6 +36,7 @@ DEFINE_PER_CPU(struct nta_cpu, nta_cpu) = {
 
 DEFINE_STATIC_KEY_TRUE(nta_enabled_key);
 DEFINE_STATIC_KEY_FALSE_RO(nta_wipes_key);
+DEFINE_STATIC_KEY_TRUE(nta_plain_free_key);
 /* No exports: every user (skbuff.c, usercopy, the tests) is built in. */
 
 /*
@@ -283,14 +284,44 @@ noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 }
 
 /*
- * nta_free() or nta_free_trusted() on the owner under init_on_free; the
- * caller holds the mark.
+ * Switch NTA on or off for new heads (net.core.nta, nta=, a failed init).
+ * The inline free's key follows, but stays off under init_on_free, a boot
+ * parameter: a free then goes through nta_free_keyed().  A free that runs
+ * between the two switches takes the other path, which is correct too.
  */
-noinline void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
-			     unsigned long ip, bool mapped)
+void nta_set_enabled(bool on)
 {
-	bool done = nta_free_fast(c, nta_block_of(ptr), ptr, size, true);
+	if (on) {
+		static_branch_enable(&nta_enabled_key);
+		if (!want_init_on_free())
+			static_branch_enable(&nta_plain_free_key);
+	} else {
+		static_branch_disable(&nta_plain_free_key);
+		static_branch_disable(&nta_enabled_key);
+	}
+}
 
+/*
+ * nta_free() and nta_free_trusted() when the inline free's key is off: NTA
+ * switched off (nothing allocates from the bins, so nothing is parked in
+ * them), or init_on_free, under which the owner wipes what it parks.
+ */
+noinline void nta_free_keyed(void *ptr, unsigned int size, unsigned long ip,
+			     bool mapped)
+{
+	struct nta_block *blk = nta_block_of(ptr);
+	struct nta_cpu *c;
+	bool done;
+
+	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c))) {
+		nta_free_slow(ptr, size, ip, mapped);
+		return;
+	}
+	if (unlikely(blk->pool != &c->pool)) {
+		nta_free_remote(c, blk, ptr, size, ip, mapped);
+		return;
+	}
+	done = nta_free_fast(c, blk, ptr, size, want_init_on_free());
 	nta_fast_exit(c);
 	if (!done)
 		nta_free_slow(ptr, size, ip, mapped);

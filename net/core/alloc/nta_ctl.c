@@ -84,11 +84,11 @@ static int nta_sysctl_enabled(const struct ctl_table *table, int write,
 		if (val && !nta_is_ready()) {
 			ret = -ENODEV;
 		} else if (val) {
-			static_branch_enable(&nta_enabled_key);
+			nta_set_enabled(true);
 			/* nta=off at boot took no reserve: take it now. */
 			nta_fill_reserves();
 		} else {
-			static_branch_disable(&nta_enabled_key);
+			nta_set_enabled(false);
 			/* Nothing new comes from NTA: give the bins back. */
 			nta_drain_all();
 		}

@@ -33,8 +33,8 @@
 void *nta_alloc_slow(unsigned int size, gfp_t gfp);
 void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 		   bool mapped);
-void nta_free_wiped(struct nta_cpu *c, void *ptr, unsigned int size,
-		    unsigned long ip, bool mapped);
+void nta_free_keyed(void *ptr, unsigned int size, unsigned long ip,
+		    bool mapped);
 void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 		     unsigned int size, unsigned long ip, bool mapped);
 
@@ -124,7 +124,7 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
  * none: a slow path opens them), and live with this length (which also
  * means outside the header and not parked in a bin) and not freed by
  * another CPU, claimed last.  Returns false, with nothing changed, for
- * the slow path.  Only nta_free_wiped() passes @wipe (init_on_free): the
+ * the slow path.  Only nta_free_keyed() passes @wipe (init_on_free): the
  * memset() is a call, and without one a free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
@@ -162,15 +162,15 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 	struct nta_cpu *c;
 	bool done;
 
-	/* Switched off: nothing allocates from the bins, so do not fill them. */
-	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c)))
+	/* Switched off, or init_on_free: one key for both. */
+	if (unlikely(!nta_plain_free())) {
+		nta_free_keyed(ptr, size, ip, mapped);
+		return;
+	}
+	if (unlikely(!nta_fast_enter(&c)))
 		goto slow;
 	if (unlikely(blk->pool != &c->pool)) {
 		nta_free_remote(c, blk, ptr, size, ip, mapped);
-		return;
-	}
-	if (want_init_on_free()) {
-		nta_free_wiped(c, ptr, size, ip, mapped);
 		return;
 	}
 	done = nta_free_fast(c, blk, ptr, size, false);

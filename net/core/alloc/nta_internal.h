@@ -248,6 +248,19 @@ static __always_inline bool nta_wipes(void)
 	return static_branch_unlikely(&nta_wipes_key);
 }
 
+DECLARE_STATIC_KEY_TRUE(nta_plain_free_key);
+
+/*
+ * NTA is on and init_on_free is off: the inline free tests one key for
+ * both, as the inline allocation does for its wipes (nta_set_enabled()).
+ */
+static __always_inline bool nta_plain_free(void)
+{
+	return static_branch_likely(&nta_plain_free_key);
+}
+
+void nta_set_enabled(bool on);
+
 /* Per-CPU limits in blocks, from nta_reserve= and nta_max=. */
 extern unsigned int nta_reserve_blocks;
 extern unsigned int nta_max_blocks;

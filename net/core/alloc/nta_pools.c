@@ -1093,7 +1093,7 @@ static void __init nta_init_undo(int dead_state)
 	unsigned long **map = nta_block_map, i;
 	unsigned int cpu;
 
-	static_branch_disable(&nta_enabled_key);
+	nta_set_enabled(false);
 	if (dead_state > 0)
 		cpuhp_remove_state_nocalls(dead_state);
 	for_each_possible_cpu(cpu)
@@ -1128,6 +1128,8 @@ static int __init nta_init(void)
 	nta_init_bin_caps();
 	if (want_init_on_alloc(0) || want_init_on_free())
 		static_branch_enable(&nta_wipes_key);
+	if (want_init_on_free())
+		static_branch_disable(&nta_plain_free_key);
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		nta_link_secret = get_random_long();
 	for_each_possible_cpu(cpu) {
@@ -1150,7 +1152,7 @@ static int __init nta_init(void)
 
 	/* Before the online callback runs: nta=off takes no reserve. */
 	if (!nta_boot_enabled)
-		static_branch_disable(&nta_enabled_key);
+		nta_set_enabled(false);
 	nta_init_failed_at = NTA_INIT_DEAD;
 	dead = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
 					 NULL, nta_cpu_dead);

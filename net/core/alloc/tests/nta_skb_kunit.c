@@ -26,9 +26,9 @@ struct nta_tskb_ctx {
 static void nta_tkey_restore(void *data)
 {
 	if (data)
-		static_branch_enable(&nta_enabled_key);
+		nta_set_enabled(true);
 	else
-		static_branch_disable(&nta_enabled_key);
+		nta_set_enabled(false);
 }
 
 static void nta_tkey_set(struct kunit *test, bool on)
@@ -38,9 +38,9 @@ static void nta_tkey_set(struct kunit *test, bool on)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tkey_restore,
 							(void *)was), 0);
 	if (on)
-		static_branch_enable(&nta_enabled_key);
+		nta_set_enabled(true);
 	else
-		static_branch_disable(&nta_enabled_key);
+		nta_set_enabled(false);
 }
 
 /* Pin, turn NTA on for new heads, remember the counters. */
@@ -267,7 +267,7 @@ static void nta_skb_unclone_small_switch(struct kunit *test)
 
 	nta_tskb_begin(test, &st);
 	if (!nta_first)
-		static_branch_disable(&nta_enabled_key);
+		nta_set_enabled(false);
 	skb = alloc_skb(100, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	nta_texpect_head(test, skb, nta_first ? nta_thead(100) : 0);
@@ -280,9 +280,9 @@ static void nta_skb_unclone_small_switch(struct kunit *test)
 	end = skb_end_offset(skb);
 	if (nta_first) {
 		KUNIT_ASSERT_LT(test, end, SKB_WITH_OVERHEAD(nta_tsmall()));
-		static_branch_disable(&nta_enabled_key);
+		nta_set_enabled(false);
 	} else {
-		static_branch_enable(&nta_enabled_key);
+		nta_set_enabled(true);
 	}
 
 	KUNIT_EXPECT_EQ(test, skb_unclone_keeptruesize(skb, GFP_KERNEL), 0);
@@ -547,7 +547,7 @@ static void nta_skb_runtime_switch(struct kunit *test)
 	clone = skb_clone(on, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, clone);
 
-	static_branch_disable(&nta_enabled_key);
+	nta_set_enabled(false);
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
 	off = alloc_skb(1000, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, off);
@@ -564,7 +564,7 @@ static void nta_skb_runtime_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, NTA_D(&st, &mid, frees), 1);
 	KUNIT_EXPECT_EQ(test, mid.inuse_objects, st.inuse_objects);
 
-	static_branch_enable(&nta_enabled_key);
+	nta_set_enabled(true);
 	/* A kmalloc'd head replaced while on: the new one is NTA's. */
 	tsize = nta_thead(skb_end_offset(off) + 64);
 	KUNIT_ASSERT_EQ(test, pskb_expand_head(off, 0, 64, GFP_KERNEL), 0);
