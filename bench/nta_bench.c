@@ -495,10 +495,7 @@ static u64 nb_skb(struct nb_job *j)
 	unsigned int i;
 	u64 t0;
 
-	if (j->kind == NB_NTA)
-		static_branch_enable(&nta_enabled_key);
-	else
-		static_branch_disable(&nta_enabled_key);
+	nta_set_enabled(j->kind == NB_NTA);
 	t0 = ktime_get_ns();
 	nb_win_start(j->win);
 	for (i = 0; i < j->pairs; i++) {
@@ -1140,10 +1137,7 @@ static int nb_main(void *data)
 		nb_run_row(row, pairs, live, live_size);
 		nb_print_row(s, row);
 	}
-	if (key_was)
-		static_branch_enable(&nta_enabled_key);
-	else
-		static_branch_disable(&nta_enabled_key);
+	nta_set_enabled(key_was);
 
 	WRITE_ONCE(nta_max_blocks, saved_max);
 	nta_drain_all();
@@ -1292,8 +1286,10 @@ static const struct file_operations nb_fops = {
  * object that has its length byte (live, or freed by another CPU into a
  * batch, which the block cannot tell apart), those objects and their
  * units, pending bits, and the units used but not by such an object or
- * the header (binned objects).  It shows what holds the blocks that the
- * gauges count neither live nor free.
+ * the header (binned objects); then the objects in the CPU's open batches
+ * (of any owner) and in the batches published to it that it has not
+ * drained yet.  It shows what holds the blocks that the gauges count
+ * neither live nor free.
  */
 struct nb_census {
 	unsigned long blocks, whole, objblocks, objs, objunits, pending;

@@ -23,6 +23,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/nta.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -283,22 +284,34 @@ noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 		nta_release_blocks(&released);
 }
 
-/*
- * Switch NTA on or off for new heads (net.core.nta, nta=, a failed init).
- * The inline free's key follows, but stays off under init_on_free, a boot
- * parameter: a free then goes through nta_free_keyed().  A free that runs
- * between the two switches takes the other path, which is correct too.
+/**
+ * nta_set_enabled - switch NTA on or off for new skb heads
+ * @on: whether new heads should come from NTA
+ *
+ * The one place that flips nta_enabled_key (nta=, net.core.nta, a failed
+ * init, the tests): the inline free's key must follow it, on exactly
+ * when NTA is on and init_on_free (a boot parameter) is off.  A free that
+ * runs between the two flips takes nta_free_not_plain(), which is correct
+ * either way.  The mutex keeps two callers from leaving the keys apart.
+ *
+ * Context: process context; may sleep.
  */
 void nta_set_enabled(bool on)
 {
+	static DEFINE_MUTEX(nta_keys_mutex);
+
+	mutex_lock(&nta_keys_mutex);
 	if (on) {
 		static_branch_enable(&nta_enabled_key);
 		if (!want_init_on_free())
 			static_branch_enable(&nta_plain_free_key);
+		else
+			static_branch_disable(&nta_plain_free_key);
 	} else {
 		static_branch_disable(&nta_plain_free_key);
 		static_branch_disable(&nta_enabled_key);
 	}
+	mutex_unlock(&nta_keys_mutex);
 }
 
 /*
@@ -306,7 +319,7 @@ void nta_set_enabled(bool on)
  * switched off (nothing allocates from the bins, so nothing is parked in
  * them), or init_on_free, under which the owner wipes what it parks.
  */
-noinline void nta_free_keyed(void *ptr, unsigned int size, unsigned long ip,
+noinline void nta_free_not_plain(void *ptr, unsigned int size, unsigned long ip,
 			     bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);

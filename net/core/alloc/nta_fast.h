@@ -11,7 +11,8 @@
  * disabled.  A free on the owning CPU checks the object against its
  * block's length byte, claims it and parks it in its bin.  Everything
  * else (an empty or full bin, the mark held by the code this interrupted,
- * an object of another CPU, init_on_free) goes to a slow path.
+ * an object of another CPU) goes to a slow path; NTA switched off or
+ * init_on_free to an out-of-line copy of the free.
  *
  * Under generic KASAN the callers get the out-of-line copies in nta.o,
  * which KASAN does not instrument, as it does not mm/slub.o: the fast
@@ -33,8 +34,8 @@
 void *nta_alloc_slow(unsigned int size, gfp_t gfp);
 void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 		   bool mapped);
-void nta_free_keyed(void *ptr, unsigned int size, unsigned long ip,
-		    bool mapped);
+void nta_free_not_plain(void *ptr, unsigned int size, unsigned long ip,
+			bool mapped);
 void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 		     unsigned int size, unsigned long ip, bool mapped);
 
@@ -124,7 +125,7 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
  * none: a slow path opens them), and live with this length (which also
  * means outside the header and not parked in a bin) and not freed by
  * another CPU, claimed last.  Returns false, with nothing changed, for
- * the slow path.  Only nta_free_keyed() passes @wipe (init_on_free): the
+ * the slow path.  Only nta_free_not_plain() passes @wipe (init_on_free): the
  * memset() is a call, and without one a free saves no registers.
  */
 static __always_inline bool nta_free_fast(struct nta_cpu *c,
@@ -164,7 +165,7 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 
 	/* Switched off, or init_on_free: one key for both. */
 	if (unlikely(!nta_plain_free())) {
-		nta_free_keyed(ptr, size, ip, mapped);
+		nta_free_not_plain(ptr, size, ip, mapped);
 		return;
 	}
 	if (unlikely(!nta_fast_enter(&c)))

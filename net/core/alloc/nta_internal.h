@@ -252,7 +252,8 @@ DECLARE_STATIC_KEY_TRUE(nta_plain_free_key);
 
 /*
  * NTA is on and init_on_free is off: the inline free tests one key for
- * both, as the inline allocation does for its wipes (nta_set_enabled()).
+ * both (flipped with nta_enabled_key by nta_set_enabled()), as the inline
+ * allocation tests one for its wipes (set by nta_init()).
  */
 static __always_inline bool nta_plain_free(void)
 {

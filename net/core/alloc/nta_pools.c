@@ -1128,8 +1128,6 @@ static int __init nta_init(void)
 	nta_init_bin_caps();
 	if (want_init_on_alloc(0) || want_init_on_free())
 		static_branch_enable(&nta_wipes_key);
-	if (want_init_on_free())
-		static_branch_disable(&nta_plain_free_key);
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		nta_link_secret = get_random_long();
 	for_each_possible_cpu(cpu) {
@@ -1151,8 +1149,7 @@ static int __init nta_init(void)
 		goto fail;
 
 	/* Before the online callback runs: nta=off takes no reserve. */
-	if (!nta_boot_enabled)
-		nta_set_enabled(false);
+	nta_set_enabled(nta_boot_enabled);
 	nta_init_failed_at = NTA_INIT_DEAD;
 	dead = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "net/nta:dead",
 					 NULL, nta_cpu_dead);

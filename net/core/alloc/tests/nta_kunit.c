@@ -3247,7 +3247,7 @@ static void nta_remote_init_on_free(struct kunit *test)
 /*
  * init_on_free=1 on the owner: nta_free() wipes the object before it is
  * parked in its bin, on the slow path (the bins idle: the first free
- * starts their decay) as on the fast one (nta_free_keyed()).  Only the
+ * starts their decay) as on the fast one (nta_free_not_plain()).  Only the
  * word of the bin's link may be non-zero.
  */
 static void nta_local_init_on_free(struct kunit *test)

@@ -25,10 +25,7 @@ struct nta_tskb_ctx {
 
 static void nta_tkey_restore(void *data)
 {
-	if (data)
-		nta_set_enabled(true);
-	else
-		nta_set_enabled(false);
+	nta_set_enabled(!!data);
 }
 
 static void nta_tkey_set(struct kunit *test, bool on)
@@ -37,10 +34,7 @@ static void nta_tkey_set(struct kunit *test, bool on)
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nta_tkey_restore,
 							(void *)was), 0);
-	if (on)
-		nta_set_enabled(true);
-	else
-		nta_set_enabled(false);
+	nta_set_enabled(on);
 }
 
 /* Pin, turn NTA on for new heads, remember the counters. */
@@ -536,10 +530,13 @@ static void nta_skb_foreign_heads(struct kunit *test)
 static void nta_skb_runtime_switch(struct kunit *test)
 {
 	struct sk_buff *on, *off, *clone;
-	struct nta_stats st, mid;
+	struct nta_stats st, pre, mid;
 	unsigned int tsize;
 
 	nta_tskb_begin(test, &st);
+	/* The inline free's key: on exactly when NTA is, but for init_on_free. */
+	KUNIT_EXPECT_EQ(test, static_key_enabled(&nta_plain_free_key),
+			!want_init_on_free());
 	on = alloc_skb(1000, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, on);
 	nta_texpect_head(test, on, nta_thead(1000));
@@ -549,6 +546,7 @@ static void nta_skb_runtime_switch(struct kunit *test)
 
 	nta_set_enabled(false);
 	KUNIT_EXPECT_FALSE(test, nta_enabled());
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&nta_plain_free_key));
 	off = alloc_skb(1000, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, off);
 	nta_texpect_head(test, off, 0);
@@ -559,12 +557,17 @@ static void nta_skb_runtime_switch(struct kunit *test)
 	/* An NTA head replaced while off: the new one is kmalloc'd. */
 	KUNIT_ASSERT_EQ(test, pskb_expand_head(on, 0, 64, GFP_KERNEL), 0);
 	nta_texpect_head(test, on, 0);
+	nta_tstats(&pre);
 	consume_skb(clone);	/* last user of the NTA head, freed to NTA */
 	nta_tstats(&mid);
 	KUNIT_EXPECT_EQ(test, NTA_D(&st, &mid, frees), 1);
 	KUNIT_EXPECT_EQ(test, mid.inuse_objects, st.inuse_objects);
+	/* Merged, not parked: nothing allocates from the bins while off. */
+	KUNIT_EXPECT_LE(test, mid.binned_bytes, pre.binned_bytes);
 
 	nta_set_enabled(true);
+	KUNIT_EXPECT_EQ(test, static_key_enabled(&nta_plain_free_key),
+			!want_init_on_free());
 	/* A kmalloc'd head replaced while on: the new one is NTA's. */
 	tsize = nta_thead(skb_end_offset(off) + 64);
 	KUNIT_ASSERT_EQ(test, pskb_expand_head(off, 0, 64, GFP_KERNEL), 0);
