@@ -61,8 +61,8 @@ static gfp_t nta_grow_gfp(gfp_t gfp)
  * batches: nta_bins_alloc_merged()), then *@blk, a block the caller
  * allocated outside the lock (taken, and *@blk set to NULL, when it is
  * used: once the bins are empty, or with @last).  Sets *@may_grow when
- * the pool is below its cap, and *@binned when the bins still hold
- * objects to merge first.
+ * the pool is below its cap, and *@binned when the bins may still hold
+ * objects to merge first (they keep grants until a merge empties them).
  */
 static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 			      bool last, bool *may_grow, bool *binned)
@@ -80,10 +80,10 @@ static void *nta_alloc_locked(unsigned int size, struct nta_block **blk,
 	obj = has_mark ? nta_bin_pop(&c->bins, nta_size_to_units(size)) : NULL;
 	if (!obj)
 		obj = __nta_pool_alloc(&c->pool, size);
-	if (unlikely(!obj) && has_mark && nta_bins_units(&c->bins))
+	if (unlikely(!obj) && has_mark && c->bins.granted)
 		obj = nta_bins_alloc_merged(&c->bins, &c->pool, size,
 					    &released);
-	*binned = has_mark && nta_bins_units(&c->bins);
+	*binned = has_mark && c->bins.granted;
 	*may_grow = c->pool.nr_blocks < nta_max_blocks &&
 		    !nta_pool_broken(&c->pool);
 	if (unlikely(!obj) && *blk && *may_grow && (!*binned || last)) {

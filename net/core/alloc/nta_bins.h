@@ -19,7 +19,10 @@
  * path.  The bins are bounded (NTA_BIN_MAX objects and NTA_BIN_BYTES per
  * bin, NTA_BINS_UNITS per CPU, up to 16 times that for a CPU whose drains
  * of other CPUs' frees overflow them; a full bin merges its older half,
- * NTA_FLUSH_BATCH objects at most) and
+ * NTA_FLUSH_BATCH objects at most).  The CPU's bound is kept by grants:
+ * each bin may hold what it was granted of the CPU's budget, which the
+ * slow paths hand out and take back, so that the fast paths test one
+ * count against one cap and keep no total.  The bins are
  * merged before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
  * is deferred, never lost (but in a quarantined pool, which merges
@@ -38,18 +41,24 @@
 #include "nta_core_inline.h"
 
 /*
- * Per-CPU bins: at most NTA_BIN_MAX objects and NTA_BIN_BYTES
- * bytes per bin, NTA_BINS_UNITS units in all the bins of one CPU.
+ * Per-CPU bins: at most NTA_BIN_MAX objects and NTA_BIN_BYTES bytes per
+ * bin, NTA_BINS_UNITS units granted to all the bins of one CPU.  A grant
+ * covers a bin's objects out as well as those parked (a bin that handed
+ * out its objects keeps room for their return), so the bins are granted
+ * twice what they were allowed to hold when a total of parked units was
+ * kept on the fast path (64 KiB): with that, a FIFO of mixed lengths
+ * deeper than the budget took twice the slow paths (make bench-icount,
+ * fifo64 mixed).  The bins hold at most what they were granted.
  */
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
-#define NTA_BINS_UNITS		((64 * 1024) / NTA_UNIT)
+#define NTA_BINS_UNITS		((128 * 1024) / NTA_UNIT)
 /*
  * A drain that finds the bins full merges what they cannot take, and the
  * owner splits the same lengths off again for its next allocations: a CPU
  * that allocates what another CPU frees does both for every object.  So
  * the bins follow that load: each drain that had to merge doubles all
- * three caps, up to 2^NTA_BIN_SHIFT_MAX times (1 MiB per CPU), and an
+ * three caps, up to 2^NTA_BIN_SHIFT_MAX times (2 MiB per CPU), and an
  * NTA_BIN_DECAY tick without such a drain halves them again and trims
  * every bin to its lowered cap, then the bins to the CPU's, a batch at a
  * time.  A burst may raise them in a few drains; they come down by one
@@ -66,7 +75,9 @@
  *	their middle (nta_bin_link_at()), that the fast path hands out again
  *	as is
  * @nr: objects in the bin
- * @cap: the most objects the bin may hold, at the bins' shift
+ * @cap: the most objects the bin may hold now: what it was granted of the
+ *	CPU's @limit (nta_bin_grant()), at most its base cap at the bins'
+ *	shift (nta_bin_cap_max()); the only cap the fast path tests
  * @live: objects of this length allocated on this CPU and not freed here
  *	yet, kept by whoever owns the bins (nta_account()); not the bins'
  *	own, but the fast path updates it with them
@@ -84,28 +95,28 @@ struct nta_bin {
 
 /**
  * struct nta_bins - one CPU's bins
+ * @granted: units granted to the bins, each slot's @cap times its length
+ *	summed: the most they may hold; at most @limit, but while a lowered
+ *	@limit is being enforced (@over_caps)
  * @shift: the caps are NTA_BIN_MAX, NTA_BIN_BYTES and NTA_BINS_UNITS times
  *	2^@shift; raised by drains that found the bins full, lowered by the
  *	decay tick (see NTA_BIN_SHIFT_MAX); @limit and the slots' caps
  *	follow it (nta_bins_set_shift())
- * @room: units the bins may still take on the fast path: @limit less the
- *	units parked while the bins are @open, 0 while they are shut; may
- *	fall below 0 while a lowered @limit is being enforced
  * @closed: the pool was quarantined: the bins were dropped and their caps
  *	stay 0 (nta_bins_close())
  * @over_caps: the caps were lowered and the bins may hold more than them,
  *	until nta_bins_trim_some() has merged what is above
  * @open: the bins may hold objects, and the CPU's decay tick runs; shut,
- *	they are empty and a free parks nothing without a slow path, which
- *	opens them and starts the tick (nta_bin_push())
- * @limit: the most units all the bins may hold, at @shift
+ *	they are empty, every cap is 0 and a free parks nothing without a
+ *	slow path, which opens them and starts the tick (nta_bin_push())
+ * @limit: the most units all the bins may be granted, at @shift
  * @overflows: objects drains merged since the last tick because the bins
  *	were full: a drain that saw one raises the caps (nta_bins_raise()),
  *	a tick without any lowers them (nta_bins_lower())
  * @slot: per object length in units, its bin
  */
 struct nta_bins {
-	int room;
+	unsigned int granted;
 	u8 shift;
 	bool closed;
 	bool open;
@@ -116,18 +127,23 @@ struct nta_bins {
 };
 
 /*
- * Units parked in all the bins, for their owner: the fast path keeps only
- * @room, which one compare tests.
+ * Units parked in all the bins, counted, for their owner: the fast paths
+ * keep no total (a free compares its bin's count with its cap, nothing
+ * else), so this walks the slots.  For the slow paths that need the
+ * figure; whether the bins may hold anything at all is @granted.
  */
-static __always_inline unsigned int nta_bins_units(const struct nta_bins *b)
+static inline unsigned int nta_bins_units(const struct nta_bins *b)
 {
-	return b->open ? b->limit - b->room : 0;
+	unsigned int units = 0, u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		units += b->slot[u].nr * u;
+	return units;
 }
 
 /*
- * The same, for readers on other CPUs (statistics, the shrinker), counted
- * from the bins' object counts: @open, @limit and @room change apart, and
- * a reader that saw some of them old and some new would be far off.
+ * The same, for readers on other CPUs (statistics, the shrinker): each
+ * count read once, as the owner may change it meanwhile.
  */
 static inline unsigned long nta_bins_units_seen(const struct nta_bins *b)
 {
@@ -192,62 +208,120 @@ static __always_inline void nta_bin_set_next(void *obj, unsigned int units,
 }
 
 /*
- * The bins' caps at 2^@shift times their base: each bin's and the CPU's
- * are worked out here, when the shift changes (a drain's overflow, a
- * decay tick, a reset), so that the fast path compares and shifts nothing.
+ * The most objects the bin of @units units may be granted: its base cap
+ * at the bins' shift, 0 in closed bins.  The bin of 0 units has a base
+ * cap of 0 and stays shut, which sends a size of 0 from the fast paths to
+ * the slow ones (nta_fast_size()).
+ */
+static inline unsigned int nta_bin_cap_max(const struct nta_bins *b,
+					   unsigned int units)
+{
+	return b->closed ? 0 : nta_bin_base_cap[units] << b->shift;
+}
+
+/* A bin gives back what it was granted above what it holds. */
+static inline void nta_bin_cut(struct nta_bins *b, unsigned int units)
+{
+	struct nta_bin *bin = &b->slot[units];
+
+	if (bin->nr < bin->cap) {
+		b->granted -= (bin->cap - bin->nr) * units;
+		bin->cap = bin->nr;
+	}
+}
+
+/*
+ * Every bin gives back what it does not use: for lowered caps and for
+ * shut bins.  A walk of the slots, on the decay tick; the owner's frees
+ * take grants back only from the bins they merge (nta_bins_flush_some()),
+ * as a walk per free would cost more than the slow path it saves.
+ */
+static inline void nta_bins_reclaim(struct nta_bins *b)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		nta_bin_cut(b, u);
+}
+
+/*
+ * The bins' caps at 2^@shift times their base, when the shift changes (a
+ * drain's overflow, a decay tick, a reset): the CPU's limit follows, and
+ * grants above a lowered cap go; if the bins were granted more than the
+ * lowered limit, what they do not use goes too.  The rest, objects above
+ * a cap or the limit, is merged a batch at a time (nta_bins_trim_some()).
  */
 static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 {
-	unsigned int u, units = nta_bins_units(b);
+	unsigned int u, max;
 
 	if (shift < b->shift)
 		b->over_caps = true;
 	WRITE_ONCE(b->shift, shift);
 	b->limit = b->closed ? 0 : NTA_BINS_UNITS << shift;
-	if (b->open)
-		b->room = b->limit - units;
-	/*
-	 * From 1: the bin of 0 units stays shut (cap 0), which sends a size
-	 * of 0 from the fast paths to the slow ones (nta_fast_size()).
-	 */
-	for (u = 1; u < NTA_NR_LISTS; u++)
-		b->slot[u].cap = b->closed ? 0 : nta_bin_base_cap[u] << shift;
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		max = nta_bin_cap_max(b, u);
+		if (b->slot[u].cap > max) {
+			b->granted -= (b->slot[u].cap - max) * u;
+			b->slot[u].cap = max;
+		}
+	}
+	if (b->granted > b->limit)
+		nta_bins_reclaim(b);
 }
 
 /*
- * Open shut bins (empty): the caller has started the decay tick, which
- * shuts them again once they are empty and idle (nta_bins_shut()).
+ * Open shut bins (empty, no grants): the caller has started the decay
+ * tick, which shuts them again once they are empty and idle
+ * (nta_bins_shut()).
  */
 static inline void nta_bins_open(struct nta_bins *b)
 {
-	WRITE_ONCE(b->room, b->limit);
 	WRITE_ONCE(b->open, true);
 }
 
-/* Shut empty bins: the decay tick stops, and the fast path parks nothing. */
+/*
+ * Shut empty bins: their grants go, so the fast path parks nothing, and
+ * the decay tick stops.
+ */
 static inline void nta_bins_shut(struct nta_bins *b)
 {
+	nta_bins_reclaim(b);
 	WRITE_ONCE(b->open, false);
-	WRITE_ONCE(b->room, 0);
 }
 
 /*
- * Room for one more object of @units units, in its bin and in the CPU's,
- * open or not: for the slow paths, which open shut bins to park in them.
+ * Room for one more object of @units units in its bin, within its grant:
+ * the fast path's one test.  The CPU's budget is kept by the grants.
  */
-static inline bool nta_bin_has_room(const struct nta_bins *b,
-				    unsigned int units)
+static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
+					     unsigned int units)
 {
-	return b->slot[units].nr < b->slot[units].cap &&
-	       nta_bins_units(b) + units <= b->limit;
+	return b->slot[units].nr < b->slot[units].cap;
 }
 
-/* The fast path's room: in the bin, and in the CPU's bins while open. */
-static __always_inline bool nta_bin_has_fast_room(const struct nta_bins *b,
-						  unsigned int units)
+/*
+ * A bin full at its grant takes more of the CPU's budget, for a slow
+ * path: as much again as it was granted (1 at first), at most what its
+ * cap at the shift allows and what is left of the limit, so that a bin in
+ * use reaches its cap in a few slow frees.  A bin above its cap (lowered
+ * caps, not trimmed yet) gets nothing.  Returns whether it has room now.
+ */
+static inline bool nta_bin_grant(struct nta_bins *b, unsigned int units)
 {
-	return b->slot[units].nr < b->slot[units].cap &&
-	       b->room >= (int)units;
+	struct nta_bin *bin = &b->slot[units];
+	unsigned int add;
+
+	if (bin->nr < bin->cap)
+		return true;
+	if (bin->nr > bin->cap || b->granted + units > b->limit)
+		return false;
+	add = min3(nta_bin_cap_max(b, units) - bin->cap,
+		   max_t(unsigned int, bin->cap, 1),
+		   (b->limit - b->granted) / units);
+	bin->cap += add;
+	b->granted += add * units;
+	return bin->nr < bin->cap;
 }
 
 /*
@@ -262,7 +336,6 @@ static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
 	nta_bin_set_next(ptr, units, bin->head);
 	bin->head = ptr;
 	bin->nr++;
-	b->room -= units;
 }
 
 /* An object goes into its bin; the caller has checked its length byte. */
@@ -282,9 +355,9 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
  */
 static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 {
-	b->room += b->slot[units].nr * units;
 	b->slot[units].nr = 0;
 	b->slot[units].head = NULL;
+	nta_bin_cut(b, units);
 }
 
 /*
@@ -309,7 +382,6 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 	}
 	b->slot[units].head = next;
 	b->slot[units].nr--;
-	b->room += units;
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
@@ -378,7 +450,6 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
 		b->slot[units].nr--;
-		b->room += units;
 		/* That merge found the pool's links overwritten: stop here. */
 		if (nta_bins_pool_broken(b, pool))
 			return;
@@ -392,9 +463,11 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 #define NTA_FLUSH_BATCH		64
 
 /*
- * Merge at most @max binned objects, the oldest of each bin first, for a
- * caller that bounds its time with interrupts off and flushes a batch per
- * hold of the lock.  Returns whether objects are left.
+ * Merge at most @max binned objects, from the shortest length up, the
+ * oldest of each bin first, for a caller that bounds its time with
+ * interrupts off and flushes a batch per hold of the lock.  Each bin it
+ * reaches gives back the grant it no longer uses, so that bins flushed
+ * empty hold no budget.  Returns whether objects are left.
  */
 static inline bool nta_bins_flush_some(struct nta_bins *b,
 				       struct nta_pool *pool, unsigned int max,
@@ -404,14 +477,15 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 
 	if (nta_bins_pool_broken(b, pool))
 		return false;
-	for (u = 1; u < NTA_NR_LISTS && nta_bins_units(b); u++) {
+	/* A bin that holds objects has a grant: none left, nothing left. */
+	for (u = 1; u < NTA_NR_LISTS && b->granted; u++) {
 		nr = b->slot[u].nr;
-		if (!nr)
-			continue;
-		if (!max)
-			return true;
 		take = min(nr, max);
-		nta_bin_trim(b, pool, u, nr - take, released);
+		if (nr && !take)
+			return true;
+		if (take)
+			nta_bin_trim(b, pool, u, nr - take, released);
+		nta_bin_cut(b, u);
 		if (take < nr)
 			return true;
 		max -= take;
@@ -438,35 +512,40 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
 
 /*
  * Make room for the owner's free of an object of @units units that the
- * fast path could not park: a full bin merges its older half (at most
- * NTA_FLUSH_BATCH objects), and bins at the CPU's cap merge from the
- * shortest length up until the object fits (at most NTA_ROOM_BATCHES
- * batches), rather than let lengths that went out of use keep out the
- * current ones: bounded, as interrupts are off.  Returns whether the
- * object fits now, in its bin and in the CPU's; it does not when it is
- * longer than the CPU's cap, or while the bins are still above caps that
- * a decay tick has just lowered (nta_bins_trim_some()).
+ * fast path could not park.  A bin full at its cap merges its older half
+ * (at most NTA_FLUSH_BATCH objects).  A bin full at its grant takes more
+ * (nta_bin_grant()); if the CPU's budget is spent, bins merge from the
+ * shortest length up, each giving back the grant it no longer uses, until
+ * the object fits (at most NTA_ROOM_BATCHES batches), rather than let
+ * lengths that went out of use keep out the current ones: bounded, as
+ * interrupts are off.  Returns whether the object fits now; it does not
+ * when it is longer than the CPU's cap, or while the bins are still above
+ * caps that a decay tick has just lowered (nta_bins_trim_some()).
  */
 static inline bool nta_bins_make_room(struct nta_bins *b,
 				      struct nta_pool *pool,
 				      unsigned int units,
 				      struct list_head *released)
 {
-	unsigned int nr = b->slot[units].nr, batch;
+	struct nta_bin *bin = &b->slot[units];
+	unsigned int nr = bin->nr, batch;
 
 	if (nta_bins_pool_broken(b, pool))
 		return false;
-	if (nr >= b->slot[units].cap)
+	if (nr < bin->cap)
+		return true;
+	if (bin->cap >= nta_bin_cap_max(b, units)) {
 		nta_bin_trim(b, pool, units,
 			     nr - min_t(unsigned int, nr - nr / 2,
 					NTA_FLUSH_BATCH), released);
+		return bin->nr < bin->cap;
+	}
 	for (batch = 0; batch < NTA_ROOM_BATCHES; batch++) {
-		if (nta_bins_units(b) + units <= b->limit ||
+		if (b->granted + units <= b->limit ||
 		    !nta_bins_flush_some(b, pool, NTA_FLUSH_BATCH, released))
 			break;
 	}
-	return nta_bins_units(b) + units <= b->limit &&
-	       b->slot[units].nr < b->slot[units].cap;
+	return nta_bin_grant(b, units);
 }
 
 /*
@@ -557,9 +636,9 @@ static inline bool nta_bins_trim_some(struct nta_bins *b,
 			return true;
 		max -= take;
 	}
-	if (nta_bins_units(b) > b->limit && max)
+	if (b->granted > b->limit && max)
 		nta_bins_flush_some(b, pool, max, released);
-	if (nta_bins_units(b) > b->limit)
+	if (b->granted > b->limit)
 		return true;
 	b->over_caps = false;
 	return false;

@@ -121,8 +121,8 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 
 /*
  * The owner's free on its fast path, under the mark: a size NTA serves,
- * unit aligned, room in its bin and in the open bins (shut bins have
- * none: a slow path opens them), and live with this length (which also
+ * unit aligned, room in its bin's grant (shut bins have none: a slow path
+ * opens them and grants), and live with this length (which also
  * means outside the header and not parked in a bin) and not freed by
  * another CPU, claimed last.  Returns false, with nothing changed, for
  * the slow path.  Only nta_free_not_plain() passes @wipe (init_on_free): the
@@ -139,7 +139,7 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 
 	/* The size first: the claim compares a byte, the bins index slots. */
 	if (unlikely(!nta_fast_size(size) || (addr & (NTA_UNIT - 1)) ||
-		     !nta_bin_has_fast_room(&c->bins, units) ||
+		     !nta_bin_has_room(&c->bins, units) ||
 		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;
 	if (wipe)

@@ -406,7 +406,7 @@ static void __init nta_init_bin_caps(void)
 /* Bins to merge or extra spares to give back: the decay tick has work. */
 static bool nta_decay_wanted(const struct nta_cpu *c)
 {
-	return nta_bins_units(&c->bins) || READ_ONCE(c->bins.shift) ||
+	return READ_ONCE(c->bins.granted) || READ_ONCE(c->bins.shift) ||
 	       READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS;
 }
 
@@ -531,7 +531,7 @@ static void nta_decay_fn(struct timer_list *t)
 	if (c != this_cpu_ptr(&nta_cpu))
 		return;
 	seen = READ_ONCE(c->fast.allocs);
-	empty = !nta_bins_units(&c->bins);
+	empty = !nta_bins_units_seen(&c->bins);
 	idle = seen == c->decay_seen && !empty;
 	c->decay_seen = seen;
 	if (idle)

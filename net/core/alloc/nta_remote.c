@@ -326,12 +326,8 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
 	if (has_mark && nta_enabled()) {
-		/*
-		 * The fast path's test first, a shortcut: true only when the
-		 * full test is, which costs more (the open state, the limit).
-		 */
-		if (nta_bin_has_fast_room(&c->bins, units) ||
-		    nta_bin_has_room(&c->bins, units)) {
+		/* Within its grant, or a grant from what is left. */
+		if (nta_bin_grant(&c->bins, units)) {
 			nta_bin_push(c, obj, units);
 			return 1;
 		}

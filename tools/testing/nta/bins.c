@@ -106,8 +106,9 @@ void bins_flush_idle(struct hcpu *c, struct bins *b)
 		       more);
 		h_release(c, &b->released);
 	} while (more);
-	EXPECT(!nta_bins_units(&b->bins), "%u units left in the bins",
-	       nta_bins_units(&b->bins));
+	EXPECT(!nta_bins_units(&b->bins) && !b->bins.granted,
+	       "%u units left in the bins, %u granted",
+	       nta_bins_units(&b->bins), b->bins.granted);
 	b->flushes++;
 }
 
@@ -135,7 +136,7 @@ void *bins_alloc(struct hcpu *c, struct bins *b, unsigned int size)
 	 * nta_alloc_slow(): binned objects merged, a bounded batch per hold,
 	 * NTA_GROW_MERGE_HOLDS holds at most before the pool grows.
 	 */
-	for (holds = 0; !obj && nta_bins_units(&b->bins) &&
+	for (holds = 0; !obj && b->bins.granted &&
 	     holds < NTA_GROW_MERGE_HOLDS; holds++) {
 		unsigned long merged = b->merged;
 
@@ -165,7 +166,7 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	why = nta_check_object(blk, obj, size);
 	if (why)
 		return why;
-	if (nta_bin_has_fast_room(&b->bins, units)) {
+	if (nta_bin_has_room(&b->bins, units)) {
 		nta_bin_park(&b->bins, obj, units);
 		b->pushes++;
 		return NTA_FREE_OK;
@@ -202,7 +203,7 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 		b->draining = true;
 		b->drain_overflows = b->bins.overflows;
 	}
-	if (nta_bin_has_room(&b->bins, units)) {
+	if (nta_bin_grant(&b->bins, units)) {
 		bin_push(b, obj, units);
 		return NTA_FREE_OK;
 	}
@@ -339,7 +340,7 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 {
 	const struct nta_bins *nb = &b->bins;
 	unsigned int u, i = 0, errors = 0;
-	unsigned long units = 0;
+	unsigned long units = 0, granted = 0;
 	struct nta_block *blk;
 	void **blocks;
 
@@ -355,22 +356,23 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 			blocks[i++] = blk;
 	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
-		if (nb->slot[u].cap != nta_bin_base_cap_of(u) << nb->shift ||
+		if (nb->slot[u].cap > nta_bin_base_cap_of(u) << nb->shift ||
 		    nb->slot[u].nr > nb->slot[u].cap) {
-			t_fail(__FILE__, __LINE__, "bin %u holds %u, cap %u (%u << %u)",
+			t_fail(__FILE__, __LINE__, "bin %u holds %u, granted a cap of %u (at most %u << %u)",
 			       u, nb->slot[u].nr, nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift);
 			errors++;
 			continue;
 		}
 		errors += bin_check_list(c, nb, u, blocks, i);
 		units += (unsigned long)nb->slot[u].nr * u;
+		granted += (unsigned long)nb->slot[u].cap * u;
 	}
 	free(blocks);
-	if (!errors && (units != nta_bins_units(nb) || units > nb->limit ||
-			(!nb->open && (units || nb->room)))) {
+	if (!errors && (units != nta_bins_units(nb) || granted != nb->granted ||
+			granted > nb->limit || (!nb->open && granted))) {
 		t_fail(__FILE__, __LINE__,
-		       "bins hold %lu units, count %u, limit %u, room %d, %s", units,
-		       nta_bins_units(nb), nb->limit, nb->room,
+		       "bins hold %lu units, count %u, granted %lu (kept %u), limit %u, %s",
+		       units, nta_bins_units(nb), granted, nb->granted, nb->limit,
 		       nb->open ? "open" : "shut");
 		errors++;
 	}

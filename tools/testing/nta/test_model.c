@@ -354,29 +354,90 @@ static void model_free_core(struct model *m, const struct obj *o)
 
 /*
  * nta_bins_flush_some() of at most @max objects, worked out on the bins'
- * counts @nr (shortest length first, the oldest of a bin first): lowers
- * @nr, returns the units merged and sets *@more as it would return.
+ * counts @nr and granted caps @cap (shortest length first, the oldest of
+ * a bin first; every bin it reaches keeps a grant of what it still holds):
+ * lowers @nr, @cap and *@granted, returns the units merged and sets
+ * *@more as it would return.
  */
-static unsigned long sim_flush_some(unsigned int *nr, unsigned int max, bool *more)
+static unsigned long sim_flush_some(unsigned int *nr, unsigned int *cap,
+				    unsigned long *granted, unsigned int max,
+				    bool *more)
 {
 	unsigned long merged = 0;
 	unsigned int u, take;
 
 	*more = true;
-	for (u = 1; u < NTA_NR_LISTS; u++) {
-		if (!nr[u])
-			continue;
-		if (!max)
-			return merged;
+	for (u = 1; u < NTA_NR_LISTS && *granted; u++) {
 		take = min(nr[u], max);
+		if (nr[u] && !take)
+			return merged;
 		nr[u] -= take;
 		merged += (unsigned long)take * u;
 		max -= take;
+		if (cap[u] > nr[u]) {
+			*granted -= (unsigned long)(cap[u] - nr[u]) * u;
+			cap[u] = nr[u];
+		}
 		if (nr[u])
 			return merged;
 	}
 	*more = false;
 	return merged;
+}
+
+/* nta_bins_reclaim(): every bin keeps a grant of what it holds. */
+static void sim_reclaim(const unsigned int *nr, unsigned int *cap,
+			unsigned long *granted)
+{
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		if (cap[u] > nr[u]) {
+			*granted -= (unsigned long)(cap[u] - nr[u]) * u;
+			cap[u] = nr[u];
+		}
+	}
+}
+
+/*
+ * nta_bin_grant() of the bin of @units units, whose cap may reach @most:
+ * room within its grant, or as much again as it was granted (1 at first)
+ * within @most and what is left of @limit.
+ */
+static bool sim_grant(const unsigned int *nr, unsigned int *cap,
+		      unsigned long *granted, unsigned int units,
+		      unsigned int most, unsigned int limit)
+{
+	unsigned int add;
+
+	if (nr[units] < cap[units])
+		return true;
+	if (nr[units] > cap[units] || *granted + units > limit)
+		return false;
+	add = min(most - cap[units], max(cap[units], 1u));
+	add = min(add, (unsigned int)((limit - *granted) / units));
+	cap[units] += add;
+	*granted += (unsigned long)add * units;
+	return nr[units] < cap[units];
+}
+
+/* The bins' caps and grant against what the test worked out. */
+static void model_bins_grants(struct model *m, const unsigned int *cap,
+			      unsigned long granted, const char *what)
+{
+	const struct bins *b = m->b;
+	unsigned int u;
+
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		if (b->bins.slot[u].cap != cap[u])
+			break;
+	if (u == NTA_NR_LISTS && b->bins.granted == granted)
+		return;
+	t_fail(__FILE__, __LINE__,
+	       "op %lu: after %s: bin %u granted %u (want %u), bins granted %u (want %lu)",
+	       m->op, what, u, u < NTA_NR_LISTS ? b->bins.slot[u].cap : 0,
+	       u < NTA_NR_LISTS ? cap[u] : 0, b->bins.granted, granted);
+	m->errors++;
 }
 
 /*
@@ -390,17 +451,21 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
 	const struct bins *b = m->b;
 	/* What the bins may hold now, worked out apart from nta_bins.h. */
-	unsigned int cap = nta_bin_base_cap_of(units) << b->bins.shift;
-	unsigned int nr0 = b->bins.slot[units].nr;
+	unsigned int most = nta_bin_base_cap_of(units) << b->bins.shift;
+	unsigned int nr0 = b->bins.slot[units].nr, cap0 = b->bins.slot[units].cap;
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = nta_bins_units(&b->bins);
-	unsigned int want_nr, want_units, nr[NTA_NR_LISTS], u;
+	unsigned int want_nr, want_units, nr[NTA_NR_LISTS], cap[NTA_NR_LISTS], u;
+	unsigned long granted = 0;
 	void *top0 = b->bins.slot[units].head;
 	bool parked, want_parked = true;
 	enum nta_bad_free why;
 	struct shadow *s;
 
-	for (u = 1; u < NTA_NR_LISTS; u++)
+	for (u = 1; u < NTA_NR_LISTS; u++) {
 		nr[u] = b->bins.slot[u].nr;
+		cap[u] = b->bins.slot[u].cap;
+		granted += (unsigned long)cap[u] * u;
+	}
 	sh_set(sh_find(blk), unit, units, o->serial | SH_BINNED);
 	m->binned++;
 	m->binned_units += units;
@@ -417,31 +482,42 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	parked = s && s->owner[unit];
 	model_bins_counts(m, units);
 	if (drained) {
-		/* nta_batch_free_one(): parked if its bin and the bins have room. */
-		want_parked = nr0 < cap && units0 + units <= limit;
+		/* nta_batch_free_one(): parked within its grant, or one more. */
+		want_parked = sim_grant(nr, cap, &granted, units, most, limit);
 		want_nr = nr0 + want_parked;
 		want_units = units0 + (want_parked ? units : 0);
+	} else if (nr0 < cap0) {
+		/* The fast path: room within the bin's grant. */
+		want_nr = nr0 + 1;
+		want_units = units0 + units;
 	} else {
 		/*
-		 * nta_free_to_bin(): a full bin merges its older half, a batch
-		 * at most; bins over the limit merge from the shortest length
+		 * nta_free_to_bin(): a bin full at its cap merges its older
+		 * half, a batch at most; one full at its grant takes more,
+		 * and if the budget is spent every bin first gives back what
+		 * it does not use, then bins merge from the shortest length
 		 * up, NTA_ROOM_BATCHES batches at most; parked if it fits then.
 		 */
 		unsigned int take, batches = NTA_ROOM_BATCHES;
 		unsigned long total = units0;
 		bool more = true;
 
-		if (nr0 >= cap) {
+		if (cap0 >= most) {
 			take = min(nr0 - nr0 / 2, (unsigned int)NTA_FLUSH_BATCH);
 			nr[units] -= take;
 			total -= (unsigned long)take * units;
+			want_parked = nr[units] < cap[units];
+		} else {
+			while (granted + units > limit && batches-- && more)
+				total -= sim_flush_some(nr, cap, &granted,
+							NTA_FLUSH_BATCH, &more);
+			want_parked = sim_grant(nr, cap, &granted, units, most,
+						limit);
 		}
-		while (total + units > limit && batches-- && more)
-			total -= sim_flush_some(nr, NTA_FLUSH_BATCH, &more);
-		want_parked = total + units <= limit && nr[units] < cap;
 		want_nr = nr[units] + want_parked;
 		want_units = total + (want_parked ? units : 0);
 	}
+	model_bins_grants(m, cap, granted, drained ? "a drained free" : "a free");
 	/*
 	 * Parked: on top of its bin and in the core, linked to the bin's
 	 * previous top if that was kept; else merged already.
@@ -459,9 +535,9 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	if (parked != want_parked || b->bins.slot[units].nr != want_nr ||
 	    nta_bins_units(&b->bins) != want_units) {
 		t_fail(__FILE__, __LINE__,
-		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u), bins %u -> %u units (want %u, limit %u), %s",
+		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u of %u), bins %u -> %u units (want %u, limit %u), %s",
 		       m->op, drained ? "drained" : "owner's", units, b->bins.shift,
-		       nr0, b->bins.slot[units].nr, want_nr, cap, units0, nta_bins_units(&b->bins),
+		       nr0, b->bins.slot[units].nr, want_nr, cap0, most, units0, nta_bins_units(&b->bins),
 		       want_units, limit, parked ? "parked" : "merged");
 		m->errors++;
 	}
@@ -555,25 +631,35 @@ static void model_drain(struct model *m)
 static void model_decay(struct model *m)
 {
 	struct bins *b = m->b;
-	unsigned int shift = b->bins.shift, want, u, keep[NTA_NR_LISTS];
+	unsigned int shift = b->bins.shift, want, u, keep[NTA_NR_LISTS], cap[NTA_NR_LISTS];
 	void *newest[NTA_NR_LISTS], *oldest[NTA_NR_LISTS];
-	unsigned long merged = b->merged, units = 0, trimmed = 0;
+	unsigned long merged = b->merged, granted = 0, trimmed = 0;
+	unsigned long limit;
 	unsigned int batch;
 	bool lowered, flush, more;
 
 	want = !m->tick_overflows && shift ? shift - 1 : shift;
+	limit = (unsigned long)NTA_BINS_UNITS << want;
+	/* Grants above the lowered caps go; unused ones if above the limit. */
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->bins.slot[u].nr;
-
-		keep[u] = min(nr, nta_bin_base_cap_of(u) << want);
-		trimmed += nr - keep[u];
-		units += (unsigned long)keep[u] * u;
+		keep[u] = b->bins.slot[u].nr;
+		cap[u] = min(b->bins.slot[u].cap, nta_bin_base_cap_of(u) << want);
+		granted += (unsigned long)cap[u] * u;
 	}
-	flush = units > ((unsigned long)NTA_BINS_UNITS << want);
+	if (granted > limit)
+		sim_reclaim(keep, cap, &granted);
+	/* Bins that hold nothing are shut: every grant goes. */
+	if (!nta_bins_units(&b->bins))
+		sim_reclaim(keep, cap, &granted);
+	for (u = 1; u < NTA_NR_LISTS; u++) {
+		trimmed += keep[u] - min(keep[u], cap[u]);
+		keep[u] = min(keep[u], cap[u]);
+	}
+	flush = granted > limit;
 	batch = trimmed % NTA_FLUSH_BATCH ? NTA_FLUSH_BATCH - trimmed % NTA_FLUSH_BATCH :
 					    NTA_FLUSH_BATCH;
-	while (units > ((unsigned long)NTA_BINS_UNITS << want)) {
-		units -= sim_flush_some(keep, batch, &more);
+	while (granted > limit) {
+		sim_flush_some(keep, cap, &granted, batch, &more);
 		batch = NTA_FLUSH_BATCH;
 	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
@@ -586,6 +672,7 @@ static void model_decay(struct model *m)
 	m->decay_merged += b->merged - merged;
 	m->decay_flushes += flush;
 	m->tick_overflows = 0;
+	model_bins_grants(m, cap, granted, "a decay tick");
 	if (lowered != (want != shift) || b->bins.shift != want || b->bins.overflows ||
 	    b->bins.limit != (unsigned int)NTA_BINS_UNITS << want ||
 	    nta_bins_units(&b->bins) > b->bins.limit) {
@@ -625,15 +712,20 @@ static void model_decay(struct model *m)
 static void model_bins_caps(struct model *m)
 {
 	const struct bins *b = m->b;
+	unsigned long granted = 0;
 	unsigned int u;
 
 	if (b->bins.shift <= NTA_BIN_SHIFT_MAX &&
 	    b->bins.limit == (unsigned int)NTA_BINS_UNITS << b->bins.shift &&
+	    b->bins.granted <= b->bins.limit && (b->bins.open || !b->bins.granted) &&
 	    nta_bins_units(&b->bins) <= b->bins.limit && nta_bins_units(&b->bins) == m->binned_units) {
-		for (u = 1; u < NTA_NR_LISTS; u++)
-			if (b->bins.slot[u].nr > nta_bin_base_cap_of(u) << b->bins.shift)
+		for (u = 1; u < NTA_NR_LISTS; u++) {
+			if (b->bins.slot[u].nr > b->bins.slot[u].cap ||
+			    b->bins.slot[u].cap > nta_bin_base_cap_of(u) << b->bins.shift)
 				break;
-		if (u == NTA_NR_LISTS) {
+			granted += (unsigned long)b->bins.slot[u].cap * u;
+		}
+		if (u == NTA_NR_LISTS && granted == b->bins.granted) {
 			m->at_shift[b->bins.shift]++;
 			return;
 		}
@@ -641,10 +733,12 @@ static void model_bins_caps(struct model *m)
 		u = 0;
 	}
 	t_fail(__FILE__, __LINE__,
-	       "op %lu: bins at shift %u (max %u), limit %u, %u units (shadow %lu), bin %u %u objects (cap %u)",
-	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, nta_bins_units(&b->bins),
-	       m->binned_units, u, u ? b->bins.slot[u].nr : 0,
-	       u ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
+	       "op %lu: bins at shift %u (max %u), limit %u, granted %u, %u units (shadow %lu), bin %u %u objects (granted %u, cap %u)",
+	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.granted,
+	       nta_bins_units(&b->bins), m->binned_units, u,
+	       u < NTA_NR_LISTS ? b->bins.slot[u].nr : 0,
+	       u < NTA_NR_LISTS ? b->bins.slot[u].cap : 0,
+	       u < NTA_NR_LISTS ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
 	m->errors++;
 }
 
@@ -1063,7 +1157,8 @@ static void test_bins_flush_batches(void)
 	h_cpu_init(c, 0, 0, 0);
 	bins_init(b);
 	nta_bins_set_shift(&b->bins, NTA_BIN_SHIFT_MAX);
-	EXPECT(b->bins.slot[1].cap >= n, "bin cap %u < %u", b->bins.slot[1].cap, n);
+	EXPECT(nta_bin_cap_max(&b->bins, 1) >= n, "bin cap %u < %u",
+	       nta_bin_cap_max(&b->bins, 1), n);
 	for (i = 0; i < n; i++)
 		objs[i] = bins_alloc(c, b, NTA_UNIT);
 	for (i = 0; i < n; i++)
@@ -1077,11 +1172,15 @@ static void test_bins_flush_batches(void)
 	       b->bins.slot[1].nr);
 	EXPECT(nta_bins_units(&b->bins) == n - NTA_FLUSH_BATCH, "bins hold %u units",
 	       nta_bins_units(&b->bins));
+	/* The bin it left objects in keeps a grant of what it holds. */
+	EXPECT(b->bins.granted == n - NTA_FLUSH_BATCH, "bins granted %u units",
+	       b->bins.granted);
 
 	more = nta_bins_flush_some(&b->bins, &c->pool, NTA_FLUSH_BATCH, &b->released);
 	h_release(c, &b->released);
-	EXPECT(!more && !b->bins.slot[1].nr && !nta_bins_units(&b->bins),
-	       "second batch: more %d, bin holds %u", more, b->bins.slot[1].nr);
+	EXPECT(!more && !b->bins.slot[1].nr && !nta_bins_units(&b->bins) &&
+	       !b->bins.granted, "second batch: more %d, bin holds %u, %u granted",
+	       more, b->bins.slot[1].nr, b->bins.granted);
 	EXPECT(h_cpu_destroy(c) == 0, "teardown");
 	free(objs);
 	free(b);

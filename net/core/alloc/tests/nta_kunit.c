@@ -2999,7 +2999,7 @@ static void nta_bin_decay(struct kunit *test)
 	for (ms = 0; ms < 5000 && READ_ONCE(c->bins.open); ms += 50)
 		msleep(50);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(c->bins.open));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.room), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.granted), 0);
 
 	p = nta_alloc(300, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -3106,6 +3106,75 @@ static void nta_bin_caps(struct kunit *test)
 	nta_tstats(&s1);
 	KUNIT_EXPECT_EQ(test, s1.free_bytes, s0.free_bytes);
 	KUNIT_EXPECT_EQ(test, s1.blocks, s0.blocks);
+}
+
+/*
+ * The bins' grants, read under the mark: whether they add up (@granted is
+ * each slot's cap times its length) and stay within the limit and the
+ * caps at the shift, and the grant of the bin of @units units.
+ */
+static bool nta_tgrants(struct kunit *test, struct nta_cpu *c,
+			unsigned int units, unsigned int *cap)
+{
+	unsigned long flags, sum = 0;
+	struct nta_bins *b;
+	bool has_mark, ok;
+	unsigned int u;
+
+	c = nta_slow_lock(&flags, &has_mark);
+	b = &c->bins;
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		sum += (unsigned long)b->slot[u].cap * u;
+	ok = has_mark && sum == b->granted && b->granted <= b->limit;
+	for (u = 1; u < NTA_NR_LISTS; u++)
+		ok &= b->slot[u].cap <= nta_bin_cap_max(b, u) &&
+		      b->slot[u].nr <= b->slot[u].cap;
+	*cap = b->slot[units].cap;
+	nta_slow_unlock(c, has_mark, flags);
+	if (!ok)
+		kunit_info(test, "grants: %lu summed, %u kept, limit %u\n", sum,
+			   c->bins.granted, c->bins.limit);
+	return ok;
+}
+
+/*
+ * A bin is granted room as it fills, not at once: the first free after a
+ * flush takes one object of the CPU's budget, and each free that finds
+ * its bin full at its grant doubles it, up to the bin's cap, so that the
+ * owner's frees take the fast path again after a few slow ones.  A flush
+ * takes every grant back.
+ */
+static void nta_bin_grants(struct kunit *test)
+{
+	static const unsigned int want[] = { 1, 2, 4, 4, 8, 8, 8, 8, 16 };
+	const unsigned int size = 300, units = nta_size_to_units(size);
+	unsigned int cpu, i, cap;
+	struct nta_cpu *c;
+	void *objs[ARRAY_SIZE(want)];
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	KUNIT_ASSERT_GE(test, nta_tbin_cap(units), 16);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	nta_drain_all();
+	KUNIT_EXPECT_TRUE(test, nta_tgrants(test, c, units, &cap));
+	KUNIT_EXPECT_EQ(test, cap, 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		nta_free(objs[i], size);
+		KUNIT_EXPECT_TRUE(test, nta_tgrants(test, c, units, &cap));
+		KUNIT_EXPECT_EQ_MSG(test, cap, want[i], "after free %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), ARRAY_SIZE(objs));
+	nta_drain_all();
+	KUNIT_EXPECT_TRUE(test, nta_tgrants(test, c, units, &cap));
+	KUNIT_EXPECT_EQ(test, cap, 0);
+	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
 }
 
 /*
@@ -3704,6 +3773,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bin_link_overwritten),
 	KUNIT_CASE(nta_bins_closed_on_quarantine),
 	KUNIT_CASE(nta_bin_caps),
+	KUNIT_CASE(nta_bin_grants),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
 	KUNIT_CASE(nta_batch_drain_rest_waits),
 	KUNIT_CASE_SLOW(nta_bins_follow_remote_load),
