@@ -56,9 +56,9 @@ static __always_inline void *nta_alloc_wipe(void *obj, unsigned int size,
 
 /*
  * Sizes the fast paths serve: one compare, which lets 0 through.  A size
- * of 0 gives 0 units, whose bin never opens (its cap stays 0,
- * nta_bins_set_shift()): the fast paths send it to the slow paths, which
- * refuse it.
+ * of 0 gives 0 units, whose bin is never granted room (its cap at most
+ * is 0, nta_bin_cap_max()): the fast paths send it to the slow paths,
+ * which refuse it.
  */
 static __always_inline bool nta_fast_size(unsigned int size)
 {

@@ -612,8 +612,9 @@ static __always_inline void nta_bins_on_broken(struct nta_cpu *c,
 
 /*
  * nta_bin_park() on a slow path, which opens shut bins and starts their
- * decay tick: the fast path parks only in open bins, so no object sits in
- * a bin that no tick will look at (nta_decay_fn()).
+ * decay tick: the fast path parks only in bins with a grant, which only
+ * open bins have, so no object sits in a bin that no tick will look at
+ * (nta_decay_fn()).
  */
 static __always_inline void nta_bin_push(struct nta_cpu *c, void *ptr,
 					 unsigned int units)

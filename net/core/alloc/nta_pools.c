@@ -545,6 +545,12 @@ static void nta_decay_fn(struct timer_list *t)
 		c = nta_slow_lock(&flags, &has_mark);
 		if (has_mark) {
 			nta_bins_lower(&c->bins);
+			/*
+			 * Grants of bins whose objects are out go back once
+			 * a tick, so that a busy CPU's budget follows the
+			 * lengths it frees now.
+			 */
+			nta_bins_reclaim(&c->bins);
 			nta_spares_decay(c, &released);
 		}
 		/* Empty: shut, so that the next free into them starts a tick. */

@@ -299,6 +299,7 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
  */
 static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 				       void *obj, unsigned int units, u8 gen,
+				       bool *reclaimed,
 				       struct list_head *released)
 {
 	struct nta_block *blk = nta_block_of(obj);
@@ -316,22 +317,23 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	 * Into the bin for its length, so that the owner's next allocations
 	 * of that length take the fast path: a CPU that allocates heads
 	 * another CPU frees gets them back where it looks first.  Unlike a
-	 * local free, an object that finds its bin or the CPU's bins full is
-	 * merged on its own: a drain brings up to NTA_DRAIN_BLOCKS batches,
-	 * and merging bins to make room for them (nta_bins_make_room())
-	 * would push most objects only to merge them at the next flush.  A
-	 * nested drain leaves the bins alone.
+	 * local free, an object that finds its bin at its cap, or the CPU's
+	 * grants spent once the drain has taken back those the bins do not
+	 * use, is merged on its own: a drain brings up to NTA_DRAIN_BLOCKS
+	 * batches, and merging bins to make room for them
+	 * (nta_bins_make_room()) would push most objects only to merge them
+	 * at the next flush.  A nested drain leaves the bins alone.
 	 */
 	/* Wiped only now that the owner has checked it. */
 	if (pool->init_on_free)
 		memset(obj, 0, units * NTA_UNIT);
 	if (has_mark && nta_enabled()) {
 		/* Within its grant, or a grant from what is left. */
-		if (nta_bin_grant(&c->bins, units)) {
+		if (nta_bin_grant_once(&c->bins, units, reclaimed)) {
 			nta_bin_push(c, obj, units);
 			return 1;
 		}
-		/* Merged only because the bins are full: they will grow. */
+		/* Merged only because the bins are full: the caps will grow. */
 		c->bins.overflows++;
 	}
 	nta_free_units(pool, blk, unit, units, released);
@@ -349,6 +351,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 {
 	unsigned int n = 0, batches = 0, i, overflows = c->bins.overflows;
 	struct llist_node *pos, *next;
+	bool reclaimed = false;
 	struct nta_batch *b;
 
 	if (llist_empty(&c->batch_inbox))
@@ -367,7 +370,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 		for (i = 0; i < b->nr; i++)
 			n += nta_batch_free_one(c, has_mark, b->obj[i],
 						b->units[i], b->gen[i],
-						released);
+						&reclaimed, released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).batch_returned);
 		nta_count(NTA_CTR(remote_atomics), 1);
 	}

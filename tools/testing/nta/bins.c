@@ -203,7 +203,7 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 		b->draining = true;
 		b->drain_overflows = b->bins.overflows;
 	}
-	if (nta_bin_grant(&b->bins, units)) {
+	if (nta_bin_grant_once(&b->bins, units, &b->drain_reclaimed)) {
 		bin_push(b, obj, units);
 		return NTA_FREE_OK;
 	}
@@ -221,12 +221,14 @@ void bins_drain_end(struct bins *b)
 	    nta_bins_raise(&b->bins))
 		b->raises++;
 	b->draining = false;
+	b->drain_reclaimed = false;
 }
 
 /*
  * nta_decay_fn() on the owner, without its flush of idle bins: the caps
- * lowered and empty bins shut under one hold, then what is above the
- * caps merged a batch at a time (nta_bins_merge_batched()).
+ * lowered, unused grants taken back and empty bins shut under one hold,
+ * then what is above the caps merged a batch at a time
+ * (nta_bins_merge_batched()).
  */
 bool bins_decay(struct hcpu *c, struct bins *b)
 {
@@ -235,6 +237,7 @@ bool bins_decay(struct hcpu *c, struct bins *b)
 	bool more;
 
 	nta_bins_lower(&b->bins);
+	nta_bins_reclaim(&b->bins);
 	if (!nta_bins_units(&b->bins))
 		nta_bins_shut(&b->bins);
 	if (b->bins.over_caps) {
@@ -357,9 +360,11 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
 		if (nb->slot[u].cap > nta_bin_base_cap_of(u) << nb->shift ||
-		    nb->slot[u].nr > nb->slot[u].cap) {
-			t_fail(__FILE__, __LINE__, "bin %u holds %u, granted a cap of %u (at most %u << %u)",
-			       u, nb->slot[u].nr, nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift);
+		    nb->slot[u].nr > nb->slot[u].cap ||
+		    !!nb->slot[u].cap != test_bit(u, nb->held)) {
+			t_fail(__FILE__, __LINE__, "bin %u holds %u, granted a cap of %u (at most %u << %u), %s",
+			       u, nb->slot[u].nr, nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift,
+			       test_bit(u, nb->held) ? "held" : "not held");
 			errors++;
 			continue;
 		}

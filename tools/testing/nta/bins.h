@@ -27,8 +27,11 @@ struct bins {
 	 * end (h_release()), as the kernel's callers' @released.
 	 */
 	struct list_head released;
-	/* In a drain: @bins.overflows when it began (nta_batch_drain()). */
-	bool draining;
+	/*
+	 * In a drain: @bins.overflows when it began, and whether it took back
+	 * unused grants (nta_batch_drain()'s @overflows and @reclaimed).
+	 */
+	bool draining, drain_reclaimed;
 	unsigned int drain_overflows;
 	/*
 	 * @flushes: nta_bins_flush() called here (bins_flush(), bins_reset(),

@@ -92,6 +92,8 @@ struct model {
 	unsigned long tick_overflows;		/* drained frees merged since the tick */
 	unsigned long drains, overflowed, raises, ticks, lowerings;
 	unsigned long decay_merged, decay_flushes;
+	bool drain_reclaimed;			/* in this drain, once */
+	unsigned long reclaims;			/* by frees and drains */
 	unsigned long at_shift[NTA_BIN_SHIFT_MAX + 1];	/* ops ended at each */
 };
 
@@ -385,17 +387,23 @@ static unsigned long sim_flush_some(unsigned int *nr, unsigned int *cap,
 	return merged;
 }
 
-/* nta_bins_reclaim(): every bin keeps a grant of what it holds. */
+/*
+ * nta_bins_reclaim(), or with @half nta_bins_reclaim_half(): every bin
+ * gives back what it does not use, or half of it rounded up.
+ */
 static void sim_reclaim(const unsigned int *nr, unsigned int *cap,
-			unsigned long *granted)
+			unsigned long *granted, bool half)
 {
-	unsigned int u;
+	unsigned int u, give;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		if (cap[u] > nr[u]) {
-			*granted -= (unsigned long)(cap[u] - nr[u]) * u;
-			cap[u] = nr[u];
-		}
+		if (cap[u] <= nr[u])
+			continue;
+		give = cap[u] - nr[u];
+		if (half)
+			give = (give + 1) / 2;
+		*granted -= (unsigned long)give * u;
+		cap[u] -= give;
 	}
 }
 
@@ -450,7 +458,11 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	struct nta_block *blk = nta_block_of(o->p);
 	unsigned int unit = h_unit(o->p), units = nta_size_to_units(o->size);
 	const struct bins *b = m->b;
-	/* What the bins may hold now, worked out apart from nta_bins.h. */
+	/*
+	 * What the bins may hold now: the grants by the test's own copy of
+	 * the rules, checked against the kernel's after the free, and apart
+	 * from grants the bin's cap and the bins' limit.
+	 */
 	unsigned int most = nta_bin_base_cap_of(units) << b->bins.shift;
 	unsigned int nr0 = b->bins.slot[units].nr, cap0 = b->bins.slot[units].cap;
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = nta_bins_units(&b->bins);
@@ -482,8 +494,31 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	parked = s && s->owner[unit];
 	model_bins_counts(m, units);
 	if (drained) {
-		/* nta_batch_free_one(): parked within its grant, or one more. */
+		/*
+		 * nta_batch_free_one(): parked within its grant, or one more;
+		 * the drain's first free that finds the budget spent takes
+		 * back every unused grant, and tries again.
+		 */
+		bool first = !m->drain_reclaimed;
+
 		want_parked = sim_grant(nr, cap, &granted, units, most, limit);
+		if (!want_parked && first && granted + units > limit) {
+			m->drain_reclaimed = true;
+			m->reclaims++;
+			sim_reclaim(nr, cap, &granted, false);
+			want_parked = sim_grant(nr, cap, &granted, units, most, limit);
+		}
+		/*
+		 * Apart from grants: the drain's first refusal came after its
+		 * walk, so an object that fits the bins' limit and its bin's
+		 * cap is parked.
+		 */
+		if (first && units0 + units <= limit && nr0 < most && !want_parked) {
+			t_fail(__FILE__, __LINE__,
+			       "op %lu: drained free of %u units refused with %u of %u units parked",
+			       m->op, units, units0, limit);
+			m->errors++;
+		}
 		want_nr = nr0 + want_parked;
 		want_units = units0 + (want_parked ? units : 0);
 	} else if (nr0 < cap0) {
@@ -494,8 +529,8 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		/*
 		 * nta_free_to_bin(): a bin full at its cap merges its older
 		 * half, a batch at most; one full at its grant takes more,
-		 * and if the budget is spent every bin first gives back what
-		 * it does not use, then bins merge from the shortest length
+		 * and if the budget is spent every bin first gives back half
+		 * of what it does not use, then bins merge from the shortest length
 		 * up, NTA_ROOM_BATCHES batches at most; parked if it fits then.
 		 */
 		unsigned int take, batches = NTA_ROOM_BATCHES;
@@ -508,6 +543,10 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 			total -= (unsigned long)take * units;
 			want_parked = nr[units] < cap[units];
 		} else {
+			if (granted + units > limit) {
+				m->reclaims++;
+				sim_reclaim(nr, cap, &granted, true);
+			}
 			while (granted + units > limit && batches-- && more)
 				total -= sim_flush_some(nr, cap, &granted,
 							NTA_FLUSH_BATCH, &more);
@@ -516,6 +555,13 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 		}
 		want_nr = nr[units] + want_parked;
 		want_units = total + (want_parked ? units : 0);
+		/* Apart from grants: what fits the limit and its bin's cap. */
+		if (units0 + units <= limit && nr0 < most && !want_parked) {
+			t_fail(__FILE__, __LINE__,
+			       "op %lu: free of %u units merged with %u of %u units parked",
+			       m->op, units, units0, limit);
+			m->errors++;
+		}
 	}
 	model_bins_grants(m, cap, granted, drained ? "a drained free" : "a free");
 	/*
@@ -599,6 +645,7 @@ static void model_drain(struct model *m)
 	unsigned int n = rng_range(&m->r, 1, 32), shift = b->bins.shift, want;
 	unsigned int overflows = b->bins.overflows, merged = 0, i;
 
+	m->drain_reclaimed = false;
 	for (i = 0; i < n && m->nlive && !m->errors; i++)
 		merged += model_free(m, true);
 	bins_drain_end(b);
@@ -640,17 +687,16 @@ static void model_decay(struct model *m)
 
 	want = !m->tick_overflows && shift ? shift - 1 : shift;
 	limit = (unsigned long)NTA_BINS_UNITS << want;
-	/* Grants above the lowered caps go; unused ones if above the limit. */
+	/*
+	 * Grants above the lowered caps go, then every unused one (each
+	 * tick): a bin keeps a grant of what it holds, within its cap.
+	 */
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		keep[u] = b->bins.slot[u].nr;
 		cap[u] = min(b->bins.slot[u].cap, nta_bin_base_cap_of(u) << want);
 		granted += (unsigned long)cap[u] * u;
 	}
-	if (granted > limit)
-		sim_reclaim(keep, cap, &granted);
-	/* Bins that hold nothing are shut: every grant goes. */
-	if (!nta_bins_units(&b->bins))
-		sim_reclaim(keep, cap, &granted);
+	sim_reclaim(keep, cap, &granted, false);
 	for (u = 1; u < NTA_NR_LISTS; u++) {
 		trimmed += keep[u] - min(keep[u], cap[u]);
 		keep[u] = min(keep[u], cap[u]);
@@ -1095,10 +1141,10 @@ static void model_run(const char *name, struct bins *bins)
 		for (i = 0; i <= NTA_BIN_SHIFT_MAX; i++)
 			len += snprintf(hist + len, sizeof(hist) - len, " %lu",
 					m->at_shift[i]);
-		t_note("%s: caps: %lu drains (%lu overflowed, %lu raised the shift), %lu ticks (%lu lowered it, merging %lu objects, %lu flushing), ops ended at shift 0..%u:%s",
+		t_note("%s: caps: %lu drains (%lu overflowed, %lu raised the shift), %lu ticks (%lu lowered it, merging %lu objects, %lu flushing), %lu grants taken back by frees, ops ended at shift 0..%u:%s",
 		       name, m->drains, m->overflowed, m->raises, m->ticks,
 		       m->lowerings, m->decay_merged, m->decay_flushes,
-		       NTA_BIN_SHIFT_MAX, hist);
+		       m->reclaims, NTA_BIN_SHIFT_MAX, hist);
 		/*
 		 * Not vacuous: the caps went up (all the way in the default
 		 * runs, 10^6 ops or more, where some 1% of the ops end at
@@ -1112,6 +1158,7 @@ static void model_run(const char *name, struct bins *bins)
 			EXPECT(m->lowerings && m->decay_merged,
 			       "no decay lowered the shift and merged: %lu lowerings, %lu merged",
 			       m->lowerings, m->decay_merged);
+			EXPECT(m->reclaims, "no free found the budget spent");
 			EXPECT(bins->raises == m->raises &&
 			       bins->lowerings == m->lowerings,
 			       "bins counted %lu raises, %lu lowerings",
