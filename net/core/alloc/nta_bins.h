@@ -47,11 +47,9 @@
  * out its objects keeps room for their return), so the bins are granted
  * twice what they were allowed to hold when a total of parked units was
  * kept on the fast path (64 KiB): with 64 KiB of grants, a FIFO of mixed
- * lengths deeper than the budget took twice the slow paths (make
- * bench-icount, fifo64 mixed: 1.10 interrupt-flag changes per pair, two
- * per slow path, against 0.56 with the total).  The bins hold at most
- * what they were granted, except while caps a decay tick lowered are
- * being enforced.
+ * lengths deeper than the budget took about twice the slow paths.  The
+ * bins hold at most what they were granted, except while caps a decay
+ * tick lowered are being enforced.
  */
 #define NTA_BIN_MAX		32
 #define NTA_BIN_BYTES		(16 * 1024)
@@ -255,10 +253,8 @@ static inline void nta_bins_reclaim(struct nta_bins *b)
 /*
  * Every bin gives back half of what it does not use, rounded up: for the
  * owner's free that finds the budget spent.  Half, so that the bins of
- * lengths whose objects are out keep room for some of their return:
- * taking all of it sent each of those returns to a slow path (make
- * bench-icount, FIFO-64 mixed: 219.8 instructions per pair, against
- * 210.2 with half).
+ * lengths whose objects are out keep room for some of their return,
+ * which would otherwise each take a slow path.
  */
 static inline void nta_bins_reclaim_half(struct nta_bins *b)
 {
@@ -344,16 +340,16 @@ static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
  */
 static inline bool nta_bin_grant(struct nta_bins *b, unsigned int units)
 {
+	unsigned int add, max = nta_bin_cap_max(b, units);
 	struct nta_bin *bin = &b->slot[units];
-	unsigned int add;
 
 	if (bin->nr < bin->cap)
 		return true;
 	/* Also for 0 units, whose cap at most is 0: no division by 0. */
-	if (bin->nr > bin->cap || bin->cap >= nta_bin_cap_max(b, units) ||
+	if (bin->nr > bin->cap || bin->cap >= max ||
 	    b->granted + units > b->limit)
 		return false;
-	add = min3(nta_bin_cap_max(b, units) - bin->cap,
+	add = min3(max - bin->cap,
 		   max_t(unsigned int, bin->cap, 1),
 		   (b->limit - b->granted) / units);
 	__set_bit(units, b->held);
@@ -371,9 +367,13 @@ static inline bool nta_bin_grant(struct nta_bins *b, unsigned int units)
 static inline bool nta_bin_grant_once(struct nta_bins *b, unsigned int units,
 				      bool *reclaimed)
 {
+	struct nta_bin *bin = &b->slot[units];
+
 	if (nta_bin_grant(b, units))
 		return true;
-	if (*reclaimed || b->granted + units <= b->limit)
+	/* Refused for want of budget only: full at a grant below its cap. */
+	if (*reclaimed || bin->nr != bin->cap ||
+	    bin->cap >= nta_bin_cap_max(b, units))
 		return false;
 	*reclaimed = true;
 	nta_bins_reclaim(b);
@@ -533,10 +533,8 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 
 	if (nta_bins_pool_broken(b, pool))
 		return false;
-	/* A bin that holds objects has a grant: none left, nothing left. */
-	for (u = find_next_bit(b->held, NTA_NR_LISTS, 1);
-	     u < NTA_NR_LISTS && b->granted;
-	     u = find_next_bit(b->held, NTA_NR_LISTS, u + 1)) {
+	/* A bin that holds objects has a grant, and its bit in @held. */
+	for_each_set_bit(u, b->held, NTA_NR_LISTS) {
 		nr = b->slot[u].nr;
 		take = min(nr, max);
 		if (nr && !take)
@@ -576,7 +574,7 @@ static inline void nta_bins_flush(struct nta_bins *b, struct nta_pool *pool,
  * back half of what it does not use (nta_bins_reclaim_half()), then bins
  * merge from the shortest length up, each giving back the grant it no
  * longer uses, until the object fits (at most NTA_ROOM_BATCHES batches;
- * the merges and a full bin's halving exclusive), rather than let
+ * a full bin's halving returns before any of them), rather than let
  * lengths that went out of use keep out the current ones: bounded, as
  * interrupts are off.  Returns whether the object fits now; it does not
  * when it is longer than the CPU's cap, or while the bins are still above
@@ -685,7 +683,7 @@ static inline bool nta_bins_trim_some(struct nta_bins *b,
 		b->over_caps = false;
 		return false;
 	}
-	/* A bin above its cap has one: caps are cut to 0 only when closed. */
+	/* A bin above its cap has one: a cap is 0 only in an empty bin. */
 	for_each_set_bit(u, b->held, NTA_NR_LISTS) {
 		nr = b->slot[u].nr;
 		if (nr <= b->slot[u].cap)

@@ -509,8 +509,9 @@ static unsigned int nta_bins_merge_batched(bool above_caps)
  * them into the pool once a tick has passed without a fast-path allocation,
  * a batch at a time (nta_bins_merge_batched()), so that memory parked for a
  * length that went out of use is not held for ever (up to the bins' limit
- * per CPU); a busy CPU's bins are left alone.  The same tick halves spares
- * raised by nta_spares_on_grow() and bin caps raised by
+ * per CPU); a busy CPU's bins are left alone, but for the grants they do
+ * not use, which go back (nta_bins_reclaim()).  The same tick halves
+ * spares raised by nta_spares_on_grow() and bin caps raised by
  * nta_bins_on_overflow().  The timer runs only while the bins are open or
  * caps or spares are raised: the first object a slow path parks in shut
  * bins opens them and starts it (nta_bin_push()), as does a raise; a tick
@@ -536,30 +537,25 @@ static void nta_decay_fn(struct timer_list *t)
 	c->decay_seen = seen;
 	if (idle)
 		nta_bins_merge_batched(false);
-	if (empty || idle || READ_ONCE(c->bins.shift) ||
-	    READ_ONCE(c->pool.spares) > NTA_SPARE_BLOCKS) {
-		/*
-		 * Idle bins were merged above; what interrupts parked since
-		 * waits for the next tick, rather than an unbounded flush here.
-		 */
-		c = nta_slow_lock(&flags, &has_mark);
-		if (has_mark) {
-			nta_bins_lower(&c->bins);
-			/*
-			 * Grants of bins whose objects are out go back once
-			 * a tick, so that a busy CPU's budget follows the
-			 * lengths it frees now.
-			 */
-			nta_bins_reclaim(&c->bins);
-			nta_spares_decay(c, &released);
-		}
-		/* Empty: shut, so that the next free into them starts a tick. */
-		if (has_mark && !nta_bins_units(&c->bins))
-			nta_bins_shut(&c->bins);
-		nta_slow_unlock(c, has_mark, flags);
-		nta_flush_reports();
-		nta_release_blocks(&released);
+	/*
+	 * Idle bins were merged above; what interrupts parked since waits
+	 * for the next tick, rather than an unbounded flush here.  Every
+	 * tick takes the lock: bins that hold objects have grants, and
+	 * those they do not use go back, so that a busy CPU's budget
+	 * follows the lengths it frees now.
+	 */
+	c = nta_slow_lock(&flags, &has_mark);
+	if (has_mark) {
+		nta_bins_lower(&c->bins);
+		nta_bins_reclaim(&c->bins);
+		nta_spares_decay(c, &released);
 	}
+	/* Empty: shut, so that the next free into them starts a tick. */
+	if (has_mark && !nta_bins_units(&c->bins))
+		nta_bins_shut(&c->bins);
+	nta_slow_unlock(c, has_mark, flags);
+	nta_flush_reports();
+	nta_release_blocks(&released);
 	/* Caps lowered, here or by a trim: what is above them goes. */
 	if (READ_ONCE(c->bins.over_caps))
 		nta_bins_merge_batched(true);

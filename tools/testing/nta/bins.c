@@ -174,7 +174,8 @@ enum nta_bad_free bins_free(struct hcpu *c, struct bins *b, void *obj,
 	merged = b->merged;
 	fits = nta_bins_make_room(&b->bins, &c->pool, units, &b->released);
 	merged = b->merged - merged;
-	EXPECT(merged <= (NTA_ROOM_BATCHES + 1) * NTA_FLUSH_BATCH,
+	/* A full bin's halving (one batch) returns before any merge. */
+	EXPECT(merged <= NTA_ROOM_BATCHES * NTA_FLUSH_BATCH,
 	       "making room merged %lu objects", merged);
 	if (fits)
 		bin_push(b, obj, units);

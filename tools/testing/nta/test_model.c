@@ -496,13 +496,15 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	if (drained) {
 		/*
 		 * nta_batch_free_one(): parked within its grant, or one more;
-		 * the drain's first free that finds the budget spent takes
-		 * back every unused grant, and tries again.
+		 * the drain's first free refused a grant below its bin's cap
+		 * (for want of budget) takes back every unused grant, and
+		 * tries again.
 		 */
 		bool first = !m->drain_reclaimed;
 
 		want_parked = sim_grant(nr, cap, &granted, units, most, limit);
-		if (!want_parked && first && granted + units > limit) {
+		if (!want_parked && first && nr[units] == cap[units] &&
+		    cap[units] < most) {
 			m->drain_reclaimed = true;
 			m->reclaims++;
 			sim_reclaim(nr, cap, &granted, false);
