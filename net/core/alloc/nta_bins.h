@@ -381,7 +381,8 @@ static inline bool nta_bin_grant_once(struct nta_bins *b, unsigned int units,
 }
 
 /*
- * An object whose length byte its caller has already cleared goes into
+ * An object whose free its caller has already marked (its length byte
+ * cleared, a new generation: nta_mark_dead(), nta_unit_claim()) goes into
  * its bin: no longer live, but not merged yet either.
  */
 static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
@@ -400,7 +401,7 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
 {
 	struct nta_block *blk = nta_block_of(ptr);
 
-	WRITE_ONCE(blk->meta[nta_unit_of(blk, ptr)].cls, 0);
+	nta_mark_dead(blk, nta_unit_of(blk, ptr));
 	__nta_bin_park(b, ptr, units);
 }
 

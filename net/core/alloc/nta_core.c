@@ -384,9 +384,9 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 			gen = nta_gen(blk, unit);
 			units = nta_cls(blk, unit);
 			/*
-			 * No longer live (or handed out again, which cleared
-			 * the claim): a double free that raced with the
-			 * owner's own free of the object.  Report, and write
+			 * No longer live, or freed (which cleared the claim)
+			 * and handed out again: a double free that raced with
+			 * the owner's own free of the object.  Report, and write
 			 * nothing but the claim's bit on a unit that holds no
 			 * live object.
 			 */
@@ -398,9 +398,11 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 						    0, NTA_FREE_NOT_ALLOCATED);
 				continue;
 			}
-			/* Not live first: no other CPU can claim it again. */
+			/*
+			 * Not live first: no other CPU can claim it again.
+			 * The free clears the claim's bit (nta_mark_dead()).
+			 */
 			nta_set_cls(blk, unit, 0);
-			nta_set_gen(blk, unit, gen & ~NTA_GEN_CLAIMED);
 			/* Wiped only now that the owner has checked it. */
 			if (pool->init_on_free)
 				memset(nta_unit_addr(blk, unit), 0,

@@ -48,13 +48,13 @@
  *	0 anywhere else (free, inside an object, the header, or the start of
  *	an object parked in a per-CPU bin of the kernel glue)
  * @gen: bumped to its next even value each time an object that starts
- *	at the unit is handed out (nta_mark_live()): a free that waits in a batch
+ *	at the unit is freed (nta_mark_dead()): a free that waits in a batch
  *	(the kernel glue's batched remote frees) records it, so that the
  *	owner can tell a free of the object it was given from a late second
- *	free of an object that was freed and handed out again meanwhile.
- *	Its low bit, NTA_GEN_CLAIMED, is set while the object waits for its
- *	owner after a free through its pending bit (nta_remote_free()), and
- *	cleared when the unit is handed out again.
+ *	free of an object that was freed, and maybe handed out again,
+ *	meanwhile.  Its low bit, NTA_GEN_CLAIMED, is set while the object
+ *	waits for its owner after a free through its pending bit
+ *	(nta_remote_free()), and cleared when the owner frees it.
  */
 struct nta_unit_meta {
 	u8 cls;

@@ -40,18 +40,32 @@ static inline void nta_llist_requeue(struct llist_node *first,
 	llist_add_batch(first, last, head);
 }
 
-/* The object of @units units at @unit is handed out: a new generation. */
+/*
+ * The object of @units units at @unit is handed out: its length byte says
+ * so.  Its generation is the one its unit's last free left
+ * (nta_mark_dead()).
+ */
 static __always_inline void nta_mark_live(struct nta_block *blk,
 					  unsigned int unit, unsigned int units)
 {
-	/*
-	 * Up to the next even value: the next generation, with the claim of
-	 * a double free that raced with the owner's own free cleared.  Other
-	 * CPUs claim only live objects, and this one is not live yet (its
-	 * length byte is 0), so the owner is the only writer here.
-	 */
-	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
 	nta_set_cls(blk, unit, units);
+}
+
+/*
+ * The object at @unit is freed, into the pool or a bin: not live, and a
+ * new generation, up to the next even value, with the claim of a double
+ * free that raced with this free cleared.  A free that waits in a batch
+ * recorded the old one, so that its owner refuses it once the object was
+ * freed (and handed out again, or not) meanwhile.  Other CPUs claim only
+ * live objects, and this one is not live any more (its length byte is
+ * 0), so the owner is the only writer of the generation here.  The fast
+ * free bumps it itself (nta_unit_claim()).
+ */
+static __always_inline void nta_mark_dead(struct nta_block *blk,
+					  unsigned int unit)
+{
+	nta_set_cls(blk, unit, 0);
+	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
 }
 
 static inline void nta_poison(void *start, unsigned int len)
@@ -411,7 +425,7 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 {
 	unsigned int first = unit, end = unit + units, edge;
 
-	nta_set_cls(blk, unit, 0);
+	nta_mark_dead(blk, unit);
 	__clear_bit(unit, blk->start);
 	/* Quarantined: the object is dead, its units stay used (leaked). */
 	if (unlikely(nta_pool_broken(pool)))

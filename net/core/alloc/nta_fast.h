@@ -101,20 +101,27 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
  * or it frees first and this claim fails.  Another CPU that freed @ptr
  * through its pending bit and claimed it first (nta_unit_claim_remote())
  * is seen here: the length byte is put back for the owner's drain, and
- * the slow path refuses this free.  A claim that races with this one may
- * not be seen (no barrier between the store and the load); the drain then
- * finds the length byte 0 and refuses that free instead.  @units is at
- * most NTA_DATA_UNITS: the caller bounds the size.
+ * the slow path refuses this free.  Else the object's generation moves
+ * on, as nta_mark_dead() moves it on the slow paths, from the value just
+ * read, so that a claim which raced with this one (not seen: no barrier
+ * between the store and the load) is wiped rather than left on a freed
+ * unit; the drain finds the length byte 0, or the claim's bit clear,
+ * and refuses that free instead.  @units is at most NTA_DATA_UNITS: the
+ * caller bounds the size.
  */
 static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 					   unsigned int units)
 {
-	u8 cls = units;
+	u8 cls = units, gen;
 
 	if (unlikely(!try_cmpxchg_local(&meta->cls, &cls, 0)))
 		return false;
-	if (likely(!(READ_ONCE(meta->gen) & NTA_GEN_CLAIMED)))
+	gen = READ_ONCE(meta->gen);
+	if (likely(!(gen & NTA_GEN_CLAIMED))) {
+		/* The next even value, as nta_mark_dead(): the bit is clear. */
+		WRITE_ONCE(meta->gen, gen + NTA_GEN_CLAIMED + 1);
 		return true;
+	}
 	WRITE_ONCE(meta->cls, units);
 	return false;
 }

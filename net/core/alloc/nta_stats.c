@@ -83,14 +83,34 @@ void nta_count_fallback(void)
 	this_cpu_inc(nta_cpu.stats.fallbacks);
 }
 
+/*
+ * Live objects of @units units counted on @cpu, or on every CPU for -1.
+ * A CPU counts what it allocated of a length less what it freed, and an
+ * object freed on another CPU is counted out there: a CPU that allocates
+ * what another frees counts up for ever, the other down, each wrapping in
+ * its s32 after 2^31 objects.  Summed as they wrap, modulo 2^32, the
+ * counts still give the objects live, which are fewer than 2^31.
+ */
+static s32 nta_live_of(int cpu, unsigned int units)
+{
+	u32 n = 0;
+	int i;
+
+	if (cpu >= 0)
+		return READ_ONCE(per_cpu_ptr(&nta_cpu, cpu)->bins.slot[units].live);
+	for_each_possible_cpu(i)
+		n += (u32)READ_ONCE(per_cpu_ptr(&nta_cpu, i)->bins.slot[units].live);
+	return (s32)n;
+}
+
 /* What the live objects counted per length in the bins' slots hold. */
-static void nta_add_live_stats(struct nta_stats *st, const struct nta_cpu *c)
+static void nta_add_live_stats(struct nta_stats *st, int cpu)
 {
 	unsigned int u;
 	s64 n;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		n = READ_ONCE(c->bins.slot[u].live);
+		n = nta_live_of(cpu, u);
 		if (!n)
 			continue;
 		st->inuse_objects += n;
@@ -121,7 +141,6 @@ static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
 	nta_add_counters(st, c);
 	/* Plain increments by the owner: a reader may see one late. */
 	st->remote_atomics += data_race(c->pool.atomics);
-	nta_add_live_stats(st, c);
 	st->blocks += READ_ONCE(c->pool.nr_blocks);
 	st->block_bytes += (u64)READ_ONCE(c->pool.nr_blocks) * NTA_BLOCK_SIZE;
 	st->free_bytes += ((u64)READ_ONCE(c->pool.free_units) + bin_units) * NTA_UNIT;
@@ -167,5 +186,6 @@ void nta_get_stats(struct nta_stats *stats, int cpu)
 		for_each_possible_cpu(i)
 			nta_add_cpu_stats(stats, i);
 	}
+	nta_add_live_stats(stats, cpu);
 	nta_derive_frees(stats);
 }

@@ -500,6 +500,80 @@ static void nta_alloc_zero(struct kunit *test)
 	nta_free(q, size);
 }
 
+/*
+ * An object's generation moves on when it is freed, on the fast path or a
+ * slow one, and not when it is handed out again: a free waiting in a
+ * batch, which recorded the generation it saw, is refused once the object
+ * was freed since, whether it was handed out again or not.
+ */
+static void nta_gen_moves_on_free(struct kunit *test)
+{
+	unsigned int size = 700, i;
+	struct nta_block *blk;
+	u8 gen0, gen1;
+	void *p, *q;
+
+	nta_tneed_ready(test);
+	nta_tpin(test, -1);
+	/* The first free may open shut bins through a slow path: both. */
+	for (i = 0; i < 2; i++) {
+		p = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		blk = nta_block_of(p);
+		gen0 = nta_gen(blk, nta_tunit(p));
+		KUNIT_EXPECT_FALSE(test, gen0 & NTA_GEN_CLAIMED);
+		KUNIT_EXPECT_EQ(test, nta_cls(blk, nta_tunit(p)),
+				nta_size_to_units(size));
+		nta_free(p, size);
+		gen1 = nta_gen(blk, nta_tunit(p));
+		KUNIT_EXPECT_EQ(test, gen1, (u8)(gen0 + 2));
+		KUNIT_EXPECT_EQ(test, nta_cls(blk, nta_tunit(p)), 0);
+		q = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, q);
+		if (q == p)
+			KUNIT_EXPECT_EQ(test, nta_gen(blk, nta_tunit(p)), gen1);
+		nta_free(q, size);
+	}
+}
+
+/*
+ * Live objects are counted per CPU as allocated there less freed there,
+ * so a CPU that allocates what another frees counts up for ever and the
+ * other down: after 2^31 objects both counts have wrapped in their s32.
+ * The sum over CPUs still says how many are live.  The test moves two
+ * CPUs' counts of the longest length, which nothing else allocates here,
+ * as 2^31 + 5 objects made on one and 2^31 - 3 of them freed on the
+ * other would, and back.
+ */
+static void nta_stats_live_wraps(struct kunit *test)
+{
+	unsigned int units = NTA_DATA_UNITS, a, b, i;
+	struct nta_stats s0, s1;
+	s32 *la, *lb;
+	s64 d = 0;
+
+	nta_tneed_ready(test);
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "one CPU: no count goes down");
+	a = cpumask_first(cpu_possible_mask);
+	b = cpumask_next(a, cpu_possible_mask);
+	la = &nta_tcpu(a)->bins.slot[units].live;
+	lb = &nta_tcpu(b)->bins.slot[units].live;
+	/* Other traffic may move the gauges between two reads: retry. */
+	for (i = 0; i < 5 && d != 8; i++) {
+		nta_tstats(&s0);
+		WRITE_ONCE(*la, (s32)((u32)READ_ONCE(*la) + (1U << 31) + 5));
+		WRITE_ONCE(*lb, (s32)((u32)READ_ONCE(*lb) - (1U << 31) + 3));
+		nta_tstats(&s1);
+		WRITE_ONCE(*la, (s32)((u32)READ_ONCE(*la) - (1U << 31) - 5));
+		WRITE_ONCE(*lb, (s32)((u32)READ_ONCE(*lb) + (1U << 31) - 3));
+		d = NTA_D(&s0, &s1, inuse_objects);
+	}
+	KUNIT_EXPECT_EQ(test, d, 8);
+	KUNIT_EXPECT_EQ(test, NTA_D(&s0, &s1, reserved_bytes),
+			8LL * units * NTA_UNIT);
+}
+
 enum nta_tgbad_kind {
 	NTA_TG_MISALIGNED,
 	NTA_TG_INSIDE,
@@ -3756,6 +3830,8 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE_PARAM(nta_alloc_sizes, nta_tsize_gen_params),
 	KUNIT_CASE(nta_alloc_no_overlap),
 	KUNIT_CASE(nta_alloc_zero),
+	KUNIT_CASE(nta_gen_moves_on_free),
+	KUNIT_CASE(nta_stats_live_wraps),
 	KUNIT_CASE_PARAM(nta_free_bad_input, nta_tgbad_gen_params),
 	KUNIT_CASE(nta_remote_free_drain),
 	KUNIT_CASE(nta_remote_double_free),
