@@ -3270,6 +3270,63 @@ static void nta_bin_grants(struct kunit *test)
 }
 
 /*
+ * Grants a bin does not use go back at the decay tick, on a CPU that
+ * keeps allocating too (whose bins the tick does not merge as idle): a
+ * bin whose objects are all handed out keeps no room for their return,
+ * which the fast paths alone would never give back.
+ */
+static void nta_bin_grants_back(struct kunit *test)
+{
+	const unsigned int size = 300, units = nta_size_to_units(size);
+	unsigned int cpu, i, cap, nr, ticks = 0;
+	unsigned long end;
+	struct nta_cpu *c;
+	void *objs[8], *p;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	cpu = nta_tpin(test, -1);
+	c = nta_tcpu(cpu);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		nta_free(objs[i], size);
+	/* Handed out again from the bin: its grant stays. */
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	KUNIT_EXPECT_TRUE(test, nta_tgrants(test, units, &cap, &nr));
+	if (nr) {
+		for (i = 0; i < ARRAY_SIZE(objs); i++)
+			nta_free(objs[i], size);
+		kunit_skip(test, "other traffic used this length meanwhile");
+	}
+	KUNIT_EXPECT_GE(test, cap, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_TRUE(test, test_bit(units, c->bins.held));
+
+	/* Busy meanwhile: an allocation on the fast path between ticks. */
+	mod_timer(&c->decay, jiffies);
+	end = jiffies + 3 * NTA_BIN_DECAY;
+	while (cap && time_before(jiffies, end)) {
+		p = nta_alloc(NTA_UNIT, GFP_KERNEL);
+		if (p)
+			nta_free(p, NTA_UNIT);
+		msleep(20);
+		KUNIT_EXPECT_TRUE(test, nta_tgrants(test, units, &cap, &nr));
+		ticks++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, cap, 0, "after %u polls", ticks);
+	KUNIT_EXPECT_FALSE(test, test_bit(units, c->bins.held));
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		nta_free(objs[i], size);
+	nta_drain_all();
+}
+
+/*
  * A drain that brings more objects of a length than its bin holds fills
  * that bin to its cap and merges the rest one by one; the bins of other
  * lengths keep what they hold.  Everything comes back afterwards.
@@ -3868,6 +3925,7 @@ static struct kunit_case nta_cases[] = {
 	KUNIT_CASE(nta_bins_closed_on_quarantine),
 	KUNIT_CASE(nta_bin_caps),
 	KUNIT_CASE(nta_bin_grants),
+	KUNIT_CASE(nta_bin_grants_back),
 	KUNIT_CASE(nta_batch_drain_keeps_bins),
 	KUNIT_CASE(nta_batch_drain_rest_waits),
 	KUNIT_CASE_SLOW(nta_bins_follow_remote_load),
