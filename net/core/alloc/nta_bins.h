@@ -81,7 +81,9 @@
  *	shift (nta_bin_cap_max()); the only cap the fast path tests
  * @live: objects of this length allocated on this CPU and not freed here
  *	yet, kept by whoever owns the bins (nta_account()); not the bins'
- *	own, but the fast path updates it with them
+ *	own, but the fast path updates it with them.  Unsigned: a CPU that
+ *	allocates what another frees counts up for ever, the other down,
+ *	both wrapping; the counts are summed modulo 2^32 (nta_stats.c)
  *
  * Sixteen bytes on 64-bit, four to a cache line: an allocation or a free
  * of one length reads and writes one slot, not one line in each of four
@@ -91,7 +93,7 @@ struct nta_bin {
 	void *head;
 	u16 nr;
 	u16 cap;
-	s32 live;
+	u32 live;
 };
 
 /**

@@ -400,9 +400,9 @@ static unsigned int nta_drain_pending(struct nta_pool *pool,
 			}
 			/*
 			 * Not live first: no other CPU can claim it again.
-			 * The free clears the claim's bit (nta_mark_dead()).
+			 * A new generation clears the claim's bit.
 			 */
-			nta_set_cls(blk, unit, 0);
+			nta_mark_dead(blk, unit);
 			/* Wiped only now that the owner has checked it. */
 			if (pool->init_on_free)
 				memset(nta_unit_addr(blk, unit), 0,
@@ -673,7 +673,11 @@ static void nta_check_block(const struct nta_pool *pool,
 	    !READ_ONCE(blk->queued))
 		nta_check_bad(ck, "block %p: remote frees pending, not queued",
 			      blk);
-	/* ... and just after it claimed the object. */
+	/*
+	 * ... and just after it claimed the object.  A double free that
+	 * raced with the owner's own free breaks this until the drain: the
+	 * owner's new generation may wipe the claim (nta_mark_dead()).
+	 */
 	for_each_set_bit(i, blk->pending, NTA_BLOCK_UNITS)
 		if (!(nta_gen(blk, i) & NTA_GEN_CLAIMED))
 			nta_check_bad(ck, "block %p: pending bit on unclaimed unit %u",

@@ -108,8 +108,8 @@ union nta_meta_pair {
  * owner touch at the same time.
  *
  * A free reads an object's length byte, a batched remote free its
- * generation byte too, and a hand-out writes both: as pairs in one array,
- * rather than two arrays, an object's two bytes share a cache line, so
+ * generation byte too, and the owner's free writes both: as pairs in one
+ * array, rather than two arrays, an object's two bytes share a cache line, so
  * each side touches one line of @meta per object, not two.
  */
 struct nta_block {

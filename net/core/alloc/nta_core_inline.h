@@ -60,12 +60,20 @@ static __always_inline void nta_mark_live(struct nta_block *blk,
  * live objects, and this one is not live any more (its length byte is
  * 0), so the owner is the only writer of the generation here.  The fast
  * free bumps it itself (nta_unit_claim()).
+ *
+ * Released after the length byte: a claim that sees the new generation
+ * sees the byte 0 too, and fails, also where stores may be seen out of
+ * order.  One that saw the old byte and generation is wiped by the new
+ * generation (the drain refuses its free).
  */
 static __always_inline void nta_mark_dead(struct nta_block *blk,
 					  unsigned int unit)
 {
+	u8 gen = nta_gen(blk, unit);
+
 	nta_set_cls(blk, unit, 0);
-	nta_set_gen(blk, unit, (nta_gen(blk, unit) | NTA_GEN_CLAIMED) + 1);
+	/* Seen after the length byte by any claim that sees it. */
+	smp_store_release(&blk->meta[unit].gen, (gen | NTA_GEN_CLAIMED) + 1);
 }
 
 static inline void nta_poison(void *start, unsigned int len)
@@ -413,8 +421,9 @@ static __always_inline void nta_release_if_spare(struct nta_pool *pool,
 }
 
 /*
- * Give back the object of @units units at @unit: clear its bits, merge it
- * with the free chunks on either side and file the result.  A block that
+ * Give back the object of @units units at @unit, live or parked in a bin
+ * (marked dead then already): clear its bits, merge it with the free
+ * chunks on either side and file the result.  A block that
  * is wholly free again goes to @released when the pool holds more blocks
  * than its reserve and more than @spares wholly free blocks.
  */
@@ -425,7 +434,9 @@ static __always_inline void nta_free_units(struct nta_pool *pool,
 {
 	unsigned int first = unit, end = unit + units, edge;
 
-	nta_mark_dead(blk, unit);
+	/* A binned object was marked dead once, when it was parked. */
+	if (nta_cls(blk, unit))
+		nta_mark_dead(blk, unit);
 	__clear_bit(unit, blk->start);
 	/* Quarantined: the object is dead, its units stay used (leaked). */
 	if (unlikely(nta_pool_broken(pool)))

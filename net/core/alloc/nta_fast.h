@@ -118,8 +118,8 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
 		return false;
 	gen = READ_ONCE(meta->gen);
 	if (likely(!(gen & NTA_GEN_CLAIMED))) {
-		/* The next even value, as nta_mark_dead(): the bit is clear. */
-		WRITE_ONCE(meta->gen, gen + NTA_GEN_CLAIMED + 1);
+		/* As nta_mark_dead(): the bit is clear, so gen + 2. */
+		smp_store_release(&meta->gen, gen + NTA_GEN_CLAIMED + 1);
 		return true;
 	}
 	WRITE_ONCE(meta->cls, units);

@@ -129,8 +129,8 @@ static void nta_arm_stranded(struct nta_cpu *c)
  * refused by the owner's drain, which writes nothing unless the object is
  * still NTA's and live with the length and generation the batch recorded:
  * also when the object was freed on its owner and handed out again before
- * the batch arrived (but for a multiple of 128 hand-outs: the generation
- * is the seven high bits of a byte).
+ * the batch arrived (but for a multiple of 128 frees: the generation
+ * is the seven high bits of a byte, moved on once per free).
  */
 VISIBLE_IF_KUNIT bool nta_remote_batching __read_mostly = true;
 VISIBLE_IF_KUNIT unsigned long nta_batch_delay __read_mostly = NTA_BATCH_DELAY;

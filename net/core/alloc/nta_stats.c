@@ -88,18 +88,22 @@ void nta_count_fallback(void)
  * A CPU counts what it allocated of a length less what it freed, and an
  * object freed on another CPU is counted out there: a CPU that allocates
  * what another frees counts up for ever, the other down, each wrapping in
- * its s32 after 2^31 objects.  Summed as they wrap, modulo 2^32, the
- * counts still give the objects live, which are fewer than 2^31.
+ * its u32.  Summed as they wrap, modulo 2^32, the counts still give the
+ * objects live, which are fewer than 2^31; one CPU's count, read alone,
+ * is what it allocated less what it freed, negative or not.
  */
 static s32 nta_live_of(int cpu, unsigned int units)
 {
+	const struct nta_cpu *c;
 	u32 n = 0;
 	int i;
 
-	if (cpu >= 0)
-		return READ_ONCE(per_cpu_ptr(&nta_cpu, cpu)->bins.slot[units].live);
-	for_each_possible_cpu(i)
-		n += (u32)READ_ONCE(per_cpu_ptr(&nta_cpu, i)->bins.slot[units].live);
+	for_each_possible_cpu(i) {
+		if (cpu >= 0 && i != cpu)
+			continue;
+		c = per_cpu_ptr(&nta_cpu, i);
+		n += READ_ONCE(c->bins.slot[units].live);
+	}
 	return (s32)n;
 }
 

@@ -213,6 +213,30 @@ static void test_bad_remote_size(void)
 	EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
 
 	/*
+	 * The same race, as the owner's free leaves it when its new
+	 * generation lands after the claim: the claim wiped, and the object
+	 * handed out again before the drain, live and unclaimed with its
+	 * pending bit set.  The drain refuses the free and leaves it live.
+	 */
+	{
+		u8 gen;
+
+		EXPECT(nta_remote_free(&c->pool, a, 640, &queued) == NTA_FREE_OK,
+		       "a queued again");
+		gen = blk->meta[ua].gen;
+		EXPECT(gen & NTA_GEN_CLAIMED, "claimed");
+		blk->meta[ua].gen = (gen | NTA_GEN_CLAIMED) + 1;
+		EXPECT(h_drain(c) == 0, "the drain frees nothing");
+		EXPECT(atomic_read(&h_bad_drain_reports) == reports0 + 2 &&
+		       h_last_bad_ptr == a, "reported");
+		EXPECT(!test_bit(ua, blk->pending) && blk->meta[ua].cls == 10 &&
+		       blk->meta[ua].gen == (u8)((gen | NTA_GEN_CLAIMED) + 1) &&
+		       nta_check_free(blk, a, 640) == NTA_FREE_OK &&
+		       filled(a, 0, 640, 0xaa), "a live, its bytes and generation kept");
+		EXPECT(h_check_pool(&c->pool, H_CHECK_QUIET, NULL) == 0, "pool");
+	}
+
+	/*
 	 * A remote claim takes the object that its check saw, not one freed
 	 * and handed out again at the same place since (review L2).
 	 */
