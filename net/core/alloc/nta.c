@@ -334,7 +334,7 @@ noinline void nta_free_not_plain(void *ptr, unsigned int size, unsigned long ip,
 		nta_free_remote(c, blk, ptr, size, ip, mapped);
 		return;
 	}
-	done = nta_free_fast(c, blk, ptr, size, want_init_on_free());
+	done = nta_free_fast(blk, ptr, size, want_init_on_free());
 	nta_fast_exit(c);
 	if (!done)
 		nta_free_slow(ptr, size, ip, mapped);

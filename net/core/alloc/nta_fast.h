@@ -65,25 +65,87 @@ static __always_inline bool nta_fast_size(unsigned int size)
 	return size <= NTA_MAX_SIZE;
 }
 
+/*
+ * The fast paths reach this CPU's bins through the per-CPU offset, as
+ * they test and set the mark: on x86 one %gs-relative instruction per
+ * access to a slot, and the CPU's address is never worked out (three
+ * instructions and the cache line of this_cpu_off less per pair, make
+ * bench-icount).  They are nta_bin_pop(), __nta_bin_park() and
+ * nta_bin_has_room() of nta_bins.h, which the slow paths and the
+ * userspace harness use on a struct nta_bins, and nta_account() with the
+ * mark, written with per-CPU operations; the caller holds the mark.
+ */
+#define nta_this_bin(units)	(nta_cpu.bins.slot[units])
+
+/* nta_bin_pop() of this CPU's bins. */
+static __always_inline void *nta_this_bin_pop(unsigned int units)
+{
+	void *obj = __this_cpu_read(nta_this_bin(units).head), *next;
+	struct nta_block *blk;
+
+	if (unlikely(!obj))
+		return NULL;
+	next = nta_bin_next(obj, units);
+	if (nta_links_checked() &&
+	    unlikely((unsigned long)next & (NTA_UNIT - 1))) {
+		nta_bin_drop(this_cpu_ptr(&nta_cpu.bins), units);
+		nta_report_bad_bin(obj, units);
+		return NULL;
+	}
+	__this_cpu_write(nta_this_bin(units).head, next);
+	__this_cpu_dec(nta_this_bin(units).nr);
+	blk = nta_block_of(obj);
+	nta_mark_live(blk, nta_unit_of(blk, obj), units);
+	return obj;
+}
+
+/* __nta_bin_park() into this CPU's bins. */
+static __always_inline void nta_this_bin_park(void *ptr, unsigned int units)
+{
+	nta_bin_set_next(ptr, units, __this_cpu_read(nta_this_bin(units).head));
+	__this_cpu_write(nta_this_bin(units).head, ptr);
+	__this_cpu_inc(nta_this_bin(units).nr);
+}
+
+/* nta_bin_has_room() in this CPU's bins. */
+static __always_inline bool nta_this_bin_has_room(unsigned int units)
+{
+	return __this_cpu_read(nta_this_bin(units).nr) <
+	       __this_cpu_read(nta_this_bin(units).cap);
+}
+
+/* nta_account() by the holder of this CPU's mark: @alloc, or a free. */
+static __always_inline void nta_this_account(unsigned int size, bool alloc)
+{
+	unsigned int units = nta_size_to_units(size);
+
+	if (alloc) {
+		__this_cpu_inc(nta_this_bin(units).live);
+		__this_cpu_add(nta_cpu.fast.requested_bytes, size);
+	} else {
+		__this_cpu_dec(nta_this_bin(units).live);
+		__this_cpu_sub(nta_cpu.fast.requested_bytes, size);
+	}
+}
+
 /* nta_alloc(), inline. */
 static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 {
 	unsigned int units = nta_size_to_units(size);
-	struct nta_cpu *c;
 	void *obj;
 
 	if (unlikely(!nta_fast_size(size)))
 		return NULL;
-	if (unlikely(!nta_fast_enter(&c)))
+	if (unlikely(!nta_fast_take_mark()))
 		return nta_alloc_slow(size, gfp);
-	obj = nta_bin_pop(&c->bins, units);
+	obj = nta_this_bin_pop(units);
 	if (unlikely(!obj)) {
-		nta_fast_exit(c);
+		nta_fast_drop_mark();
 		return nta_alloc_slow(size, gfp);
 	}
-	c->fast.allocs++;
-	nta_account(c, true, size, 1);
-	nta_fast_exit(c);
+	__this_cpu_inc(nta_cpu.fast.allocs);
+	nta_this_account(size, true);
+	nta_fast_drop_mark();
 
 	nta_hook_alloc(obj, size, gfp);
 	/* One static key for init_on_alloc and init_on_free, both rare. */
@@ -135,8 +197,7 @@ static __always_inline bool nta_unit_claim(struct nta_unit_meta *meta,
  * the slow path.  Only nta_free_not_plain() passes @wipe (init_on_free): the
  * memset() is a call, and without one a free saves no registers.
  */
-static __always_inline bool nta_free_fast(struct nta_cpu *c,
-					  struct nta_block *blk, void *ptr,
+static __always_inline bool nta_free_fast(struct nta_block *blk, void *ptr,
 					  unsigned int size, bool wipe)
 {
 	/* Blocks are aligned to their size: the address alone gives both. */
@@ -146,14 +207,14 @@ static __always_inline bool nta_free_fast(struct nta_cpu *c,
 
 	/* The size first: the claim compares a byte, the bins index slots. */
 	if (unlikely(!nta_fast_size(size) || (addr & (NTA_UNIT - 1)) ||
-		     !nta_bin_has_room(&c->bins, units) ||
+		     !nta_this_bin_has_room(units) ||
 		     !nta_unit_claim(&blk->meta[unit], units)))
 		return false;
 	if (wipe)
 		memset(ptr, 0, size);
 	nta_hook_free(ptr, size);
-	__nta_bin_park(&c->bins, ptr, units);
-	nta_account(c, true, size, -1);
+	nta_this_bin_park(ptr, units);
+	nta_this_account(size, false);
 	return true;
 }
 
@@ -167,7 +228,6 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 				       unsigned long ip, bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);
-	struct nta_cpu *c;
 	bool done;
 
 	/* Switched off, or init_on_free: one key for both. */
@@ -175,14 +235,15 @@ static __always_inline void __nta_free(void *ptr, unsigned int size,
 		nta_free_not_plain(ptr, size, ip, mapped);
 		return;
 	}
-	if (unlikely(!nta_fast_enter(&c)))
+	if (unlikely(!nta_fast_take_mark()))
 		goto slow;
-	if (unlikely(blk->pool != &c->pool)) {
-		nta_free_remote(c, blk, ptr, size, ip, mapped);
+	if (unlikely(blk->pool != __this_cpu_read(nta_cpu.home))) {
+		nta_free_remote(this_cpu_ptr(&nta_cpu), blk, ptr, size, ip,
+				mapped);
 		return;
 	}
-	done = nta_free_fast(c, blk, ptr, size, false);
-	nta_fast_exit(c);
+	done = nta_free_fast(blk, ptr, size, false);
+	nta_fast_drop_mark();
 	if (likely(done))
 		return;
 slow:

@@ -177,6 +177,8 @@ struct nta_fast_stats {
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
  *	holds it owns @fast and @bins
  * @fast: counters of the holder of @busy
+ * @home: &@pool, for the owner's fast free, which compares a block's pool
+ *	with it through the per-CPU offset, as it reaches the bins
  * @bins: freed objects parked by length, for the fast path (nta_bins.h),
  *	and the live objects of each length
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
@@ -213,6 +215,7 @@ struct nta_cpu {
 	struct nta_pool pool;
 	u8 busy ____cacheline_aligned_in_smp;
 	struct nta_fast_stats fast;
+	struct nta_pool *home;
 	struct nta_bins bins;
 	local_lock_t lock;
 	struct nta_stats stats;
@@ -523,7 +526,7 @@ static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
  * false, preemption enabled again, when the mark is taken; else *@cp is
  * this CPU's state.
  */
-static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
+static __always_inline bool nta_fast_take_mark(void)
 {
 	/*
 	 * The mark is tested and set through the per-CPU offset, as it is
@@ -537,6 +540,13 @@ static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 	}
 	__this_cpu_write(nta_cpu.busy, 1);
 	barrier();
+	return true;
+}
+
+static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
+{
+	if (!nta_fast_take_mark())
+		return false;
 	*cp = this_cpu_ptr(&nta_cpu);
 	return true;
 }
@@ -546,11 +556,16 @@ static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
  * one %gs-relative store that needs no register, so the fast paths keep
  * theirs for the work.
  */
-static __always_inline void nta_fast_exit(struct nta_cpu *c)
+static __always_inline void nta_fast_drop_mark(void)
 {
 	barrier();
 	__this_cpu_write(nta_cpu.busy, 0);
 	preempt_enable();
+}
+
+static __always_inline void nta_fast_exit(struct nta_cpu *c)
+{
+	nta_fast_drop_mark();
 }
 
 /*

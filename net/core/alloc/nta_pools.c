@@ -1136,6 +1136,7 @@ static int __init nta_init(void)
 		struct nta_cpu *c = per_cpu_ptr(&nta_cpu, cpu);
 
 		nta_pool_init(&c->pool, cpu, nta_reserve_blocks);
+		c->home = &c->pool;
 		c->pool.spares = NTA_SPARE_BLOCKS;
 		c->pool.init_on_free = want_init_on_free();
 		nta_bins_set_shift(&c->bins, 0);
