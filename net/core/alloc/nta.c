@@ -241,6 +241,16 @@ static void nta_free_to_bin(struct nta_cpu *c, void *ptr, unsigned int size,
 			       released);
 }
 
+/*
+ * nta_this_bin_pop() found the link of this CPU's bin of @units units
+ * overwritten: drop the bin and report, under the mark, out of line.
+ */
+noinline void nta_this_bin_bad_link(void *obj, unsigned int units)
+{
+	nta_bin_drop(this_cpu_ptr(&nta_cpu.bins), units);
+	nta_report_bad_bin(obj, units);
+}
+
 /* @mapped: the caller has found @ptr in the block map (nta_free()). */
 noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 			    bool mapped)
@@ -323,19 +333,19 @@ noinline void nta_free_not_plain(void *ptr, unsigned int size, unsigned long ip,
 			     bool mapped)
 {
 	struct nta_block *blk = nta_block_of(ptr);
-	struct nta_cpu *c;
 	bool done;
 
-	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_enter(&c))) {
+	if (unlikely(!nta_enabled()) || unlikely(!nta_fast_take_mark())) {
 		nta_free_slow(ptr, size, ip, mapped);
 		return;
 	}
-	if (unlikely(blk->pool != &c->pool)) {
-		nta_free_remote(c, blk, ptr, size, ip, mapped);
+	if (unlikely(blk->pool != __this_cpu_read(nta_cpu.home))) {
+		nta_free_remote(this_cpu_ptr(&nta_cpu), blk, ptr, size, ip,
+				mapped);
 		return;
 	}
 	done = nta_free_fast(blk, ptr, size, want_init_on_free());
-	nta_fast_exit(c);
+	nta_fast_drop_mark();
 	if (!done)
 		nta_free_slow(ptr, size, ip, mapped);
 }

@@ -5,6 +5,8 @@
  * timer, no lock, so that the userspace harness (tools/testing/nta)
  * compiles this file unchanged.  The caller excludes everyone else: the
  * CPU's fast-path mark (nta_internal.h), or a CPU that is not running.
+ * The inline fast paths (nta_fast.h) run copies of the pop, the park and
+ * the room test on this CPU's bins with per-CPU operations.
  *
  * In front of the pool sits a per-CPU fast path of exact-length bins: a
  * freed object of n units is parked, unmerged, in the LIFO bin for n, and
@@ -325,7 +327,8 @@ static inline void nta_bins_shut(struct nta_bins *b)
 
 /*
  * Room for one more object of @units units in its bin, within its grant:
- * the fast path's one test.  The CPU's budget is kept by the grants.
+ * the fast path's one test (nta_this_bin_has_room() in nta_fast.h, kept
+ * in step).  The CPU's budget is kept by the grants.
  */
 static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
 					     unsigned int units)
@@ -385,7 +388,8 @@ static inline bool nta_bin_grant_once(struct nta_bins *b, unsigned int units,
 /*
  * An object whose free its caller has already marked (its length byte
  * cleared, a new generation: nta_mark_dead(), nta_unit_claim()) goes into
- * its bin: no longer live, but not merged yet either.
+ * its bin: no longer live, but not merged yet either.  The fast free's
+ * copy is nta_this_bin_park() (nta_fast.h): keep the two in step.
  */
 static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
 					   unsigned int units)
@@ -422,7 +426,9 @@ static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 /*
  * The most recently binned object of @units units, handed out, or NULL.
  * Its link is followed only when it is plausible (as the core's free-list
- * links are, nta_link_plausible()): NULL or on a unit boundary.
+ * links are, nta_link_plausible()): NULL or on a unit boundary.  The fast
+ * allocation's copy is nta_this_bin_pop() (nta_fast.h): keep the two in
+ * step.
  */
 static __always_inline void *nta_bin_pop(struct nta_bins *b,
 					 unsigned int units)

@@ -65,15 +65,15 @@ static __always_inline bool nta_fast_size(unsigned int size)
 	return size <= NTA_MAX_SIZE;
 }
 
+void nta_this_bin_bad_link(void *obj, unsigned int units);
+
 /*
- * The fast paths reach this CPU's bins through the per-CPU offset, as
- * they test and set the mark: on x86 one %gs-relative instruction per
- * access to a slot, and the CPU's address is never worked out (three
- * instructions and the cache line of this_cpu_off less per pair, make
- * bench-icount).  They are nta_bin_pop(), __nta_bin_park() and
- * nta_bin_has_room() of nta_bins.h, which the slow paths and the
- * userspace harness use on a struct nta_bins, and nta_account() with the
- * mark, written with per-CPU operations; the caller holds the mark.
+ * The fast paths reach this CPU's bins with per-CPU operations, as they
+ * reach the mark, so that they never work out the CPU's address.  The
+ * helpers below are nta_bin_pop(), __nta_bin_park(), nta_bin_has_room()
+ * (nta_bins.h) and nta_account() with the mark (nta_internal.h), which
+ * the slow paths and the userspace harness use on a struct nta_bins:
+ * keep each pair in step.  The caller holds the mark.
  */
 #define nta_this_bin(units)	(nta_cpu.bins.slot[units])
 
@@ -88,8 +88,7 @@ static __always_inline void *nta_this_bin_pop(unsigned int units)
 	next = nta_bin_next(obj, units);
 	if (nta_links_checked() &&
 	    unlikely((unsigned long)next & (NTA_UNIT - 1))) {
-		nta_bin_drop(this_cpu_ptr(&nta_cpu.bins), units);
-		nta_report_bad_bin(obj, units);
+		nta_this_bin_bad_link(obj, units);
 		return NULL;
 	}
 	__this_cpu_write(nta_this_bin(units).head, next);

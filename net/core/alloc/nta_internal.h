@@ -172,13 +172,12 @@ struct nta_fast_stats {
 
 /**
  * struct nta_cpu - one CPU's allocator
- * @pool: the blocks and free lists; first, so that the owner's free
- *	compares a block header's @pool with the CPU's address itself
+ * @pool: the blocks and free lists
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
  *	holds it owns @fast and @bins
  * @fast: counters of the holder of @busy
- * @home: &@pool, for the owner's fast free, which compares a block's pool
- *	with it through the per-CPU offset, as it reaches the bins
+ * @home: &@pool, which the owner's free compares a block header's @pool
+ *	with, read through the per-CPU offset as the bins are (nta_fast.h)
  * @bins: freed objects parked by length, for the fast path (nta_bins.h),
  *	and the live objects of each length
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
@@ -495,7 +494,8 @@ s64 nta_kmalloc_of_units(unsigned int units);
  * Live-object gauges.  The holder of @busy counts objects per length in
  * the bins' slots (struct nta_bin, @live) and the requested bytes in
  * @fast; readers derive the rest from the slots.  Everyone else keeps all
- * four gauges in @stats.
+ * four gauges in @stats.  The inline fast paths keep theirs with per-CPU
+ * operations (nta_this_account() in nta_fast.h): keep the two in step.
  */
 static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
 					unsigned int size, int sign)
@@ -523,15 +523,14 @@ static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
  * before the code it interrupted resumes, and one that finds it set takes
  * the slow path, which leaves the bins alone.  The mark is never held
  * across a lock, so PREEMPT_RT sees no sleeping lock inside it.  Returns
- * false, preemption enabled again, when the mark is taken; else *@cp is
- * this CPU's state.
+ * false, preemption enabled again, when the mark is taken.
  */
 static __always_inline bool nta_fast_take_mark(void)
 {
 	/*
 	 * The mark is tested and set through the per-CPU offset, as it is
-	 * cleared (nta_fast_exit()): on x86 a %gs-relative compare and store,
-	 * and the CPU's address is worked out only for the work.
+	 * cleared (nta_fast_drop_mark()): on x86 a %gs-relative compare and
+	 * store, no register and no address of the CPU's.
 	 */
 	preempt_disable();
 	if (unlikely(__this_cpu_read(nta_cpu.busy))) {
@@ -543,6 +542,7 @@ static __always_inline bool nta_fast_take_mark(void)
 	return true;
 }
 
+/* nta_fast_take_mark(), and *@cp this CPU's state, for the remote free. */
 static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 {
 	if (!nta_fast_take_mark())
@@ -551,21 +551,12 @@ static __always_inline bool nta_fast_enter(struct nta_cpu **cp)
 	return true;
 }
 
-/*
- * The mark is cleared through the per-CPU offset, not through @c: on x86
- * one %gs-relative store that needs no register, so the fast paths keep
- * theirs for the work.
- */
+/* Through the per-CPU offset too: one %gs-relative store on x86. */
 static __always_inline void nta_fast_drop_mark(void)
 {
 	barrier();
 	__this_cpu_write(nta_cpu.busy, 0);
 	preempt_enable();
-}
-
-static __always_inline void nta_fast_exit(struct nta_cpu *c)
-{
-	nta_fast_drop_mark();
 }
 
 /*

@@ -539,7 +539,7 @@ noinline void nta_free_remote(struct nta_cpu *c, struct nta_block *blk,
 		why = quick ? NTA_FREE_OK :
 			      nta_queue_for_owner(c, true, blk, ptr, size);
 	}
-	nta_fast_exit(c);
+	nta_fast_drop_mark();
 	if (unlikely(why))
 		nta_complain(ptr, size, why, ip);
 }

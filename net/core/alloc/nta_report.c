@@ -129,8 +129,9 @@ void nta_report_bad_free(const struct nta_pool *pool, const void *ptr,
 }
 
 /*
- * Called by nta_bin_pop() under the fast-path mark, for a bin whose link
- * was overwritten (a write after free); the slow path that follows prints.
+ * Called by nta_bin_pop() and nta_this_bin_bad_link() under the fast-path
+ * mark, for a bin whose link was overwritten (a write after free); the
+ * slow path that follows prints.
  */
 void nta_report_bad_bin(const void *obj, unsigned int units)
 {

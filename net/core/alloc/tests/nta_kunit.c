@@ -3003,7 +3003,7 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, nta_fast_enter(&c));
 	nta_bin_push(c, a, units);
 	nta_bin_push(c, b, units);
-	nta_fast_exit(c);
+	nta_fast_drop_mark();
 	nta_drain_all();
 }
 
@@ -3547,7 +3547,7 @@ static void nta_local_init_on_free(struct kunit *test)
 	empty = !nta_bins_units(&c->bins);
 	if (empty)
 		nta_bins_shut(&c->bins);
-	nta_fast_exit(c);
+	nta_fast_drop_mark();
 	if (!empty) {
 		mod_timer(&c->decay, jiffies + NTA_BIN_DECAY);
 		kunit_skip(test, "other traffic parked heads on this CPU meanwhile");
