@@ -3081,6 +3081,28 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
 }
 
 /*
+ * The bins' tests: this CPU, pinned, its bins emptied, and @n objects of
+ * @size in @objs; skipped with NTA off, whose frees fill no bin.
+ */
+static struct nta_cpu *nta_tbins_start(struct kunit *test, void **objs,
+				       unsigned int n, unsigned int size)
+{
+	struct nta_cpu *c;
+	unsigned int i;
+
+	nta_tneed_ready(test);
+	if (!nta_enabled())
+		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
+	c = nta_tcpu(nta_tpin(test, -1));
+	nta_drain_all();
+	for (i = 0; i < n; i++) {
+		objs[i] = nta_alloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	return c;
+}
+
+/*
  * Bins that sit idle decay: objects parked on a CPU that then makes no
  * fast-path allocation are merged into the pool within two
  * NTA_BIN_DECAY ticks, and the tick that finds the bins empty shuts them:
@@ -3089,20 +3111,11 @@ static void nta_bins_closed_on_quarantine(struct kunit *test)
  */
 static void nta_bin_decay(struct kunit *test)
 {
-	unsigned int cpu, i, ms;
+	unsigned int i, ms;
 	struct nta_cpu *c;
 	void *objs[4], *p;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	cpu = nta_tpin(test, -1);
-	c = nta_tcpu(cpu);
-	nta_drain_all();
-	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = nta_alloc(300, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
-	}
+	c = nta_tbins_start(test, objs, ARRAY_SIZE(objs), 300);
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		nta_free(objs[i], 300);
 	KUNIT_ASSERT_GE(test, nta_bins_units_seen(&c->bins),
@@ -3324,21 +3337,12 @@ static void nta_bin_grants(struct kunit *test)
 static void nta_bin_grants_back(struct kunit *test)
 {
 	const unsigned int size = 300, units = nta_size_to_units(size);
-	unsigned int cpu, i, cap, nr, ticks = 0;
+	unsigned int i, cap, nr, ticks = 0;
 	unsigned long end;
 	struct nta_cpu *c;
 	void *objs[8], *p;
 
-	nta_tneed_ready(test);
-	if (!nta_enabled())
-		kunit_skip(test, "NTA is switched off: frees do not fill the bins");
-	cpu = nta_tpin(test, -1);
-	c = nta_tcpu(cpu);
-	nta_drain_all();
-	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = nta_alloc(size, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
-	}
+	c = nta_tbins_start(test, objs, ARRAY_SIZE(objs), size);
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		nta_free(objs[i], size);
 	/* Handed out again from the bin: its grant stays. */
