@@ -120,10 +120,10 @@ static __always_inline void nta_this_account(unsigned int size, bool alloc)
 
 	if (alloc) {
 		__this_cpu_inc(nta_this_bin(units).live);
-		__this_cpu_add(nta_cpu.fast.requested_bytes, size);
+		__this_cpu_add(nta_cpu.fast.alloc_bytes, size);
 	} else {
 		__this_cpu_dec(nta_this_bin(units).live);
-		__this_cpu_sub(nta_cpu.fast.requested_bytes, size);
+		__this_cpu_add(nta_cpu.fast.freed_bytes, size);
 	}
 }
 

@@ -158,16 +158,22 @@ struct nta_report {
  * struct nta_fast_stats - the counters the fast paths keep
  * @allocs: allocations served from the bins; also how the decay tick and
  *	the stranded-free timer tell that the CPU is busy
- * @requested_bytes: bytes requested by live objects, with sign: what the
- *	holder of the mark allocated minus what it freed
+ * @alloc_bytes: bytes requested by the allocations the holder of the mark
+ *	made
+ * @freed_bytes: bytes requested by the objects the holder of the mark
+ *	freed
  *
  * Plain words of the holder of the mark, beside it on the CPU's first
  * cache line; every other counter is in struct nta_stats.  No free is
  * counted here: a free's count follows from the others at read time.
+ * The requested bytes of live objects are @alloc_bytes less @freed_bytes,
+ * summed when read: two counters that only grow, so that a free adds its
+ * size as an allocation does, and negates nothing.
  */
 struct nta_fast_stats {
 	u64 allocs;
-	s64 requested_bytes;
+	u64 alloc_bytes;
+	u64 freed_bytes;
 };
 
 /**
@@ -504,7 +510,10 @@ static __always_inline void nta_account(struct nta_cpu *c, bool has_mark,
 
 	if (likely(has_mark)) {
 		c->bins.slot[units].live += sign;
-		c->fast.requested_bytes += sign * (s64)size;
+		if (sign > 0)
+			c->fast.alloc_bytes += size;
+		else
+			c->fast.freed_bytes += size;
 		return;
 	}
 	this_cpu_add(nta_cpu.stats.inuse_objects, sign);

@@ -134,7 +134,8 @@ static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 	for (i = 0; i < NTA_NR_COUNTERS; i++)
 		sum[i] += READ_ONCE(slow[i]);
 	st->allocs += READ_ONCE(c->fast.allocs);
-	st->requested_bytes += READ_ONCE(c->fast.requested_bytes);
+	st->requested_bytes += READ_ONCE(c->fast.alloc_bytes) -
+			       READ_ONCE(c->fast.freed_bytes);
 }
 
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
