@@ -251,6 +251,20 @@ noinline void nta_this_bin_bad_link(void *obj, unsigned int units)
 	nta_report_bad_bin(obj, units);
 }
 
+/*
+ * An object from a bin, for a caller that wants it zeroed (init_on_alloc,
+ * __GFP_ZERO), or with init_on_free, whose free wiped all of it but the
+ * bin link.  Out of line, so that the fast path keeps no address for it.
+ */
+noinline void *nta_alloc_wipe(void *obj, unsigned int size, gfp_t gfp)
+{
+	if (want_init_on_alloc(gfp))
+		return memset(obj, 0, size);
+	if (want_init_on_free())
+		*nta_bin_link_at(obj, nta_size_to_units(size)) = NULL;
+	return obj;
+}
+
 /* @mapped: the caller has found @ptr in the block map (nta_free()). */
 noinline void nta_free_slow(void *ptr, unsigned int size, unsigned long ip,
 			    bool mapped)

@@ -39,20 +39,7 @@ void nta_free_not_plain(void *ptr, unsigned int size, unsigned long ip,
 void nta_free_remote(struct nta_cpu *c, struct nta_block *blk, void *ptr,
 		     unsigned int size, unsigned long ip, bool mapped);
 
-/*
- * An object from a bin, for a caller that wants it zeroed (init_on_alloc,
- * __GFP_ZERO), or with init_on_free, whose free wiped all of it but the
- * bin link.  memset() returns @obj: a tail call, no registers to save.
- */
-static __always_inline void *nta_alloc_wipe(void *obj, unsigned int size,
-					    unsigned int units, gfp_t gfp)
-{
-	if (want_init_on_alloc(gfp))
-		return memset(obj, 0, size);
-	if (want_init_on_free())
-		*nta_bin_link_at(obj, units) = NULL;	/* as SLUB's freepointer */
-	return obj;
-}
+void *nta_alloc_wipe(void *obj, unsigned int size, gfp_t gfp);
 
 /*
  * Sizes the fast paths serve: one compare, which lets 0 through.  A size
@@ -149,7 +136,7 @@ static __always_inline void *__nta_alloc(unsigned int size, gfp_t gfp)
 	nta_hook_alloc(obj, size, gfp);
 	/* One static key for init_on_alloc and init_on_free, both rare. */
 	if (unlikely(nta_wipes() || (gfp & __GFP_ZERO)))
-		return nta_alloc_wipe(obj, size, units, gfp);
+		return nta_alloc_wipe(obj, size, gfp);
 	return obj;
 }
 
