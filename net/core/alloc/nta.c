@@ -193,7 +193,7 @@ noinline void *nta_alloc_slow(unsigned int size, gfp_t gfp)
 	 * init_on_free wiped every object when it was freed, but a chunk
 	 * that absorbed free neighbours keeps their free-list and bin links
 	 * at interior unit boundaries: only objects from the bins (whose one
-	 * link nta_alloc() clears) are wholly zero already.
+	 * link nta_alloc_wipe() clears) are wholly zero already.
 	 */
 	if (want_init_on_alloc(gfp) || want_init_on_free())
 		memset(obj, 0, size);
@@ -254,7 +254,9 @@ noinline void nta_this_bin_bad_link(void *obj, unsigned int units)
 /*
  * An object from a bin, for a caller that wants it zeroed (init_on_alloc,
  * __GFP_ZERO), or with init_on_free, whose free wiped all of it but the
- * bin link.  Out of line, so that the fast path keeps no address for it.
+ * bin link, which is cleared as SLUB clears its free pointer.  Out of
+ * line, so that the fast path keeps no address for it: a call and a
+ * return more in front of the memset() where init_on_alloc is on.
  */
 noinline void *nta_alloc_wipe(void *obj, unsigned int size, gfp_t gfp)
 {

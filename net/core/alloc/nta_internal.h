@@ -164,11 +164,11 @@ struct nta_report {
  *	freed
  *
  * Plain words of the holder of the mark, beside it on the CPU's first
- * cache line; every other counter is in struct nta_stats.  No free is
- * counted here: a free's count follows from the others at read time.
- * The requested bytes of live objects are @alloc_bytes less @freed_bytes,
- * summed when read: two counters that only grow, so that a free adds its
- * size as an allocation does, and negates nothing.
+ * cache line; every other counter is in struct nta_stats.  No count of
+ * frees is kept here: it follows from the others at read time.  The
+ * requested bytes of live objects are @alloc_bytes less @freed_bytes,
+ * read together (nta_stats.c): two counters that only grow, so that a
+ * free adds its size as an allocation does, and negates nothing.
  */
 struct nta_fast_stats {
 	u64 allocs;

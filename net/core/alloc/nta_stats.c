@@ -124,6 +124,29 @@ static void nta_add_live_stats(struct nta_stats *st, int cpu)
 	}
 }
 
+/*
+ * What the holder of @c's mark allocated less what it freed, in requested
+ * bytes: two words, read one after the other, where one word was read
+ * before.  An allocation and its free between the two reads would count
+ * as a free alone, so the first is read again after the second, and the
+ * pair read again if it moved, a few times at most.  Frees alone between
+ * the reads give the state at the second read.  Like every counter here,
+ * read live: the writer orders nothing for the reader.
+ */
+static s64 nta_fast_requested(const struct nta_cpu *c)
+{
+	unsigned int tries;
+	u64 alloc, freed;
+
+	for (tries = 0; tries < 4; tries++) {
+		alloc = READ_ONCE(c->fast.alloc_bytes);
+		freed = READ_ONCE(c->fast.freed_bytes);
+		if (READ_ONCE(c->fast.alloc_bytes) == alloc)
+			break;
+	}
+	return (s64)(alloc - freed);
+}
+
 /* Add one CPU's counters, both sets, to @st: each is a 64-bit word. */
 static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 {
@@ -134,8 +157,7 @@ static void nta_add_counters(struct nta_stats *st, const struct nta_cpu *c)
 	for (i = 0; i < NTA_NR_COUNTERS; i++)
 		sum[i] += READ_ONCE(slow[i]);
 	st->allocs += READ_ONCE(c->fast.allocs);
-	st->requested_bytes += READ_ONCE(c->fast.alloc_bytes) -
-			       READ_ONCE(c->fast.freed_bytes);
+	st->requested_bytes += nta_fast_requested(c);
 }
 
 static void nta_add_cpu_stats(struct nta_stats *st, unsigned int cpu)
