@@ -125,13 +125,13 @@ static void nta_add_live_stats(struct nta_stats *st, int cpu)
 }
 
 /*
- * What the holder of @c's mark allocated less what it freed, in requested
- * bytes: two words, read one after the other, where one word was read
- * before.  An allocation and its free between the two reads would count
- * as a free alone, so the first is read again after the second, and the
- * pair read again if it moved, a few times at most.  Frees alone between
- * the reads give the state at the second read.  Like every counter here,
- * read live: the writer orders nothing for the reader.
+ * The requested bytes that the holder of @c's mark allocated less those
+ * it freed.  Two words where there was one: an allocation and its free
+ * made between the two reads would show as a free alone.  So the
+ * allocations are read again after the frees, and both again if they
+ * moved, a few times at most; frees alone between the reads give the
+ * state at the second.  Read live, as every counter here: the writer
+ * orders nothing for the reader.
  */
 static s64 nta_fast_requested(const struct nta_cpu *c)
 {
