@@ -75,7 +75,7 @@
 /**
  * struct nta_bin - one length's bin
  * @head: a LIFO of freed objects of this length, linked through a word in
- *	their middle (nta_bin_link_at()), that the fast path hands out again
+ *	them a quarter in (nta_bin_link_at()), that the fast path hands out again
  *	as is
  * @nr: objects in the bin
  * @cap: the most objects the bin may hold now: what it was granted of the
@@ -120,9 +120,13 @@ struct nta_bin {
  *	a tick without any lowers them (nta_bins_lower())
  * @held: the lengths whose bins have a grant (a cap above 0): the walks
  *	of the slow paths (reclaim, flush, count) visit only those
- * @slot: per object length in units, its bin
+ * @slot: per object length in units, its bin; first, and struct nta_bins
+ *	first in struct nta_cpu, so that the slot of @units units is @units
+ *	times 16 bytes into the CPU's per-CPU area: the offset of the bin
+ *	link in an object of that length (nta_bin_link_at())
  */
 struct nta_bins {
+	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
 	unsigned int granted;
 	u8 shift;
 	bool closed;
@@ -131,7 +135,6 @@ struct nta_bins {
 	unsigned int limit;
 	unsigned int overflows;
 	DECLARE_BITMAP(held, NTA_NR_LISTS);
-	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
 };
 
 /*
@@ -182,17 +185,21 @@ static inline unsigned int nta_bin_base_cap_of(unsigned int units)
 
 /*
  * A binned object of @units units links it to the next object in its bin
- * through the word in its middle, not its first: as SLUB has kept its free
- * pointer since 5.7, out of reach of a small overflow of the object below
- * and of a write through a stale pointer to the object's start (an skb's
- * headroom).  The link is stored as the core stores free-list links
+ * through the word a quarter into it, not its first: as SLUB has kept its
+ * free pointer inside the object (in its middle) since 5.7, out of reach
+ * of a small overflow of the object below and of a write through a stale
+ * pointer to the object's start (an skb's headroom, 64 bytes or more in
+ * every head of 6 units or more, where the link is 96 bytes in).  A
+ * quarter, not the middle: @units times 16 is also the offset of the
+ * length's slot in this CPU's struct nta_cpu (nta_fast.h), so the fast
+ * paths work out one shift for both.  The link is stored as the core stores free-list links
  * (struct nta_chunk): with CONFIG_SLAB_FREELIST_HARDENED, XORed with a
  * secret and with the byte-swapped address of the word.
  */
 static __always_inline void **nta_bin_link_at(const void *obj,
 					      unsigned int units)
 {
-	return (void **)(obj + (units << (NTA_UNIT_SHIFT - 1)));
+	return (void **)(obj + ((unsigned long)units << (NTA_UNIT_SHIFT - 2)));
 }
 
 static __always_inline void *nta_bin_link(const void *at, const void *ptr)

@@ -89,7 +89,10 @@ union nta_meta_pair {
  * @used: one bit per unit that belongs to a live object or to this header
  * @start: one bit per unit where a live object begins
  * @meta: per unit, its length byte @cls and generation byte @gen (struct
- *	nta_unit_meta), side by side
+ *	nta_unit_meta), side by side; first, so that a unit's bytes are at
+ *	twice its index from the block's start, which a store addresses
+ *	with the index alone (the entries of the header's own units are
+ *	never used)
  *
  * A free chunk is a maximal run of clear bits in @used; because free
  * chunks are merged at once, two free chunks are never adjacent, so the
@@ -101,7 +104,7 @@ union nta_meta_pair {
  * another CPU writes nothing into the object at all: it claims the object
  * in @meta, sets its @pending bit and queues the block, and the owner
  * frees what it finds pending.  The other fields other CPUs write come
- * first and share their cache line with @pool, which every free reads,
+ * right after @meta and share their cache line with @pool, which every free reads,
  * and with @link, which changes when the block joins or leaves its pool,
  * not with the bitmaps the owner writes on every operation; a claim
  * writes the object's line of @meta, which only a double free makes the
@@ -113,6 +116,7 @@ union nta_meta_pair {
  * each side touches one line of @meta per object, not two.
  */
 struct nta_block {
+	struct nta_unit_meta meta[NTA_BLOCK_UNITS];
 	unsigned long pending[NTA_BITMAP_LONGS];
 	struct nta_pool *pool;
 	struct llist_node remote;
@@ -124,7 +128,6 @@ struct nta_block {
 	unsigned int free_units;
 	unsigned long used[NTA_BITMAP_LONGS];
 	unsigned long start[NTA_BITMAP_LONGS];
-	struct nta_unit_meta meta[NTA_BLOCK_UNITS];
 };
 
 /*

@@ -185,7 +185,8 @@ struct nta_fast_stats {
  * @home: &@pool, which the owner's free compares a block header's @pool
  *	with, read through the per-CPU offset as the bins are (nta_fast.h)
  * @bins: freed objects parked by length, for the fast path (nta_bins.h),
- *	and the live objects of each length
+ *	and the live objects of each length; first, for the offsets of its
+ *	slots (struct nta_bins)
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
  *	own contexts (task, softirq, hardirq); the slow paths take it
  * @stats: counters kept with this_cpu_*() operations
@@ -217,11 +218,11 @@ struct nta_fast_stats {
  * @batch_mem: the batches this CPU owns
  */
 struct nta_cpu {
+	struct nta_bins bins;
 	struct nta_pool pool;
 	u8 busy ____cacheline_aligned_in_smp;
 	struct nta_fast_stats fast;
 	struct nta_pool *home;
-	struct nta_bins bins;
 	local_lock_t lock;
 	struct nta_stats stats;
 	struct irq_work kick;

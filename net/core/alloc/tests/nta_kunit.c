@@ -2906,8 +2906,8 @@ static unsigned int nta_tbin_walk(struct nta_cpu *c, unsigned int units)
 }
 
 /*
- * The bin links: the object after a binned one is the word in its
- * middle, decoded; with CONFIG_SLAB_FREELIST_HARDENED the raw word is not that
+ * The bin links: the object after a binned one is the word a quarter
+ * into it, decoded; with CONFIG_SLAB_FREELIST_HARDENED the raw word is not that
  * pointer, so what leaks from a free object gives no address away.
  */
 static void nta_bin_link_hardened(struct kunit *test)
