@@ -23,8 +23,9 @@
  * of other CPUs' frees overflow them; a full bin merges its older half,
  * NTA_FLUSH_BATCH objects at most).  The CPU's bound is kept by grants:
  * each bin may hold what it was granted of the CPU's budget, which the
- * slow paths hand out and take back, so that the fast paths test one
- * count against one cap and keep no total.  The bins are
+ * slow paths hand out and take back, so that the fast paths test and
+ * change one count (a bin's room under its grant) and keep no total.
+ * The bins are
  * merged before the pool grows, on trim, shrinker and nta_drain_all(),
  * when a CPU dies and when net.core.nta is switched off, so coalescing
  * is deferred, never lost (but in a quarantined pool, which merges
@@ -74,29 +75,58 @@
 
 /**
  * struct nta_bin - one length's bin
- * @head: a LIFO of freed objects of this length, linked through a word in
- *	them a quarter in (nta_bin_link_at()), that the fast path hands out again
- *	as is
- * @nr: objects in the bin
+ * @room: how many more objects the bin may take: @cap less the objects it
+ *	holds (nta_bin_nr()), below 0 while caps a decay tick lowered are
+ *	being enforced; the one count the fast paths test and change, so
+ *	that a free compares one field with 0.  First, at the slot's own
+ *	address, which the free's test and its decrement share
  * @cap: the most objects the bin may hold now: what it was granted of the
  *	CPU's @limit (nta_bin_grant()), at most its base cap at the bins'
- *	shift (nta_bin_cap_max()); the only cap the fast path tests
+ *	shift (nta_bin_cap_max()); changed with its @room (nta_bin_set_cap())
  * @live: objects of this length allocated on this CPU and not freed here
  *	yet, kept by whoever owns the bins (nta_account()); not the bins'
  *	own, but the fast path updates it with them.  Unsigned: a CPU that
  *	allocates what another frees counts up for ever, the other down,
  *	both wrapping; the counts are summed modulo 2^32 (nta_stats.c)
+ * @head: a LIFO of freed objects of this length, linked through a word a
+ *	quarter into each (nta_bin_link_at()), that the fast path hands out
+ *	again as is
  *
  * Sixteen bytes on 64-bit, four to a cache line: an allocation or a free
  * of one length reads and writes one slot, not one line in each of four
  * arrays.
  */
 struct nta_bin {
-	void *head;
-	u16 nr;
+	s16 room;
 	u16 cap;
 	u32 live;
+	void *head;
 };
+
+/* The objects a bin holds, for its owner. */
+static inline unsigned int nta_bin_nr(const struct nta_bin *bin)
+{
+	return bin->cap - bin->room;
+}
+
+/*
+ * The same for readers on other CPUs (statistics, the shrinker, tests):
+ * the owner may change @cap and @room between the two loads, so this is
+ * an estimate, never below 0.
+ */
+static inline unsigned int nta_bin_nr_seen(const struct nta_bin *bin)
+{
+	int nr = READ_ONCE(bin->cap) - READ_ONCE(bin->room);
+
+	return max(nr, 0);
+}
+
+/* A new cap: the objects the bin holds stay, its room follows. */
+static inline void nta_bin_set_cap(struct nta_bin *bin, unsigned int cap)
+{
+	bin->room = cap - nta_bin_nr(bin);
+	bin->cap = cap;
+}
 
 /**
  * struct nta_bins - one CPU's bins
@@ -149,7 +179,7 @@ static inline unsigned int nta_bins_units(const struct nta_bins *b)
 
 	/* A bin that holds objects has a grant. */
 	for_each_set_bit(u, b->held, NTA_NR_LISTS)
-		units += b->slot[u].nr * u;
+		units += nta_bin_nr(&b->slot[u]) * u;
 	return units;
 }
 
@@ -163,7 +193,7 @@ static inline unsigned long nta_bins_units_seen(const struct nta_bins *b)
 	unsigned int u;
 
 	for (u = 1; u < NTA_NR_LISTS; u++)
-		units += (unsigned long)READ_ONCE(b->slot[u].nr) * u;
+		units += (unsigned long)nta_bin_nr_seen(&b->slot[u]) * u;
 	return units;
 }
 
@@ -240,9 +270,9 @@ static inline void nta_bin_cut(struct nta_bins *b, unsigned int units)
 {
 	struct nta_bin *bin = &b->slot[units];
 
-	if (bin->nr < bin->cap) {
-		b->granted -= (bin->cap - bin->nr) * units;
-		bin->cap = bin->nr;
+	if (bin->room > 0) {
+		b->granted -= bin->room * units;
+		nta_bin_set_cap(bin, nta_bin_nr(bin));
 		if (!bin->cap)
 			__clear_bit(units, b->held);
 	}
@@ -274,10 +304,10 @@ static inline void nta_bins_reclaim_half(struct nta_bins *b)
 
 	for_each_set_bit(u, b->held, NTA_NR_LISTS) {
 		bin = &b->slot[u];
-		if (bin->nr >= bin->cap)
+		if (bin->room <= 0)
 			continue;
-		give = (bin->cap - bin->nr + 1) / 2;
-		bin->cap -= give;
+		give = (bin->room + 1) / 2;
+		nta_bin_set_cap(bin, bin->cap - give);
 		b->granted -= give * u;
 		if (!bin->cap)
 			__clear_bit(u, b->held);
@@ -303,7 +333,7 @@ static inline void nta_bins_set_shift(struct nta_bins *b, unsigned int shift)
 		max = nta_bin_cap_max(b, u);
 		if (b->slot[u].cap > max) {
 			b->granted -= (b->slot[u].cap - max) * u;
-			b->slot[u].cap = max;
+			nta_bin_set_cap(&b->slot[u], max);
 			if (!max)
 				__clear_bit(u, b->held);
 		}
@@ -340,7 +370,7 @@ static inline void nta_bins_shut(struct nta_bins *b)
 static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
 					     unsigned int units)
 {
-	return b->slot[units].nr < b->slot[units].cap;
+	return b->slot[units].room > 0;
 }
 
 /*
@@ -355,17 +385,17 @@ static inline bool nta_bin_grant(struct nta_bins *b, unsigned int units)
 	unsigned int add, max = nta_bin_cap_max(b, units);
 	struct nta_bin *bin = &b->slot[units];
 
-	if (bin->nr < bin->cap)
+	if (bin->room > 0)
 		return true;
 	/* Also for 0 units, whose cap at most is 0: no division by 0. */
-	if (bin->nr > bin->cap || bin->cap >= max ||
+	if (bin->room < 0 || bin->cap >= max ||
 	    b->granted + units > b->limit)
 		return false;
 	add = min3(max - bin->cap,
 		   max_t(unsigned int, bin->cap, 1),
 		   (b->limit - b->granted) / units);
 	__set_bit(units, b->held);
-	bin->cap += add;
+	nta_bin_set_cap(bin, bin->cap + add);
 	b->granted += add * units;
 	return true;
 }
@@ -384,7 +414,7 @@ static inline bool nta_bin_grant_once(struct nta_bins *b, unsigned int units,
 	if (nta_bin_grant(b, units))
 		return true;
 	/* Refused for want of budget only: full at a grant below its cap. */
-	if (*reclaimed || bin->nr != bin->cap ||
+	if (*reclaimed || bin->room ||
 	    bin->cap >= nta_bin_cap_max(b, units))
 		return false;
 	*reclaimed = true;
@@ -405,7 +435,7 @@ static __always_inline void __nta_bin_park(struct nta_bins *b, void *ptr,
 
 	nta_bin_set_next(ptr, units, bin->head);
 	bin->head = ptr;
-	bin->nr++;
+	bin->room--;
 }
 
 /* An object goes into its bin; the caller has checked its length byte. */
@@ -425,7 +455,7 @@ static __always_inline void nta_bin_park(struct nta_bins *b, void *ptr,
  */
 static inline void nta_bin_drop(struct nta_bins *b, unsigned int units)
 {
-	b->slot[units].nr = 0;
+	b->slot[units].room = b->slot[units].cap;
 	b->slot[units].head = NULL;
 	nta_bin_cut(b, units);
 }
@@ -453,7 +483,7 @@ static __always_inline void *nta_bin_pop(struct nta_bins *b,
 		return NULL;
 	}
 	b->slot[units].head = next;
-	b->slot[units].nr--;
+	b->slot[units].room++;
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
@@ -521,7 +551,7 @@ static inline void nta_bin_trim(struct nta_bins *b, struct nta_pool *pool,
 		blk = nta_block_of(obj);
 		nta_free_units(pool, blk, nta_unit_of(blk, obj), units,
 			       released);
-		b->slot[units].nr--;
+		b->slot[units].room++;
 		/* That merge found the pool's links overwritten: stop here. */
 		if (nta_bins_pool_broken(b, pool))
 			return;
@@ -551,7 +581,7 @@ static inline bool nta_bins_flush_some(struct nta_bins *b,
 		return false;
 	/* A bin that holds objects has a grant, and its bit in @held. */
 	for_each_set_bit(u, b->held, NTA_NR_LISTS) {
-		nr = b->slot[u].nr;
+		nr = nta_bin_nr(&b->slot[u]);
 		take = min(nr, max);
 		if (nr && !take)
 			return true;
@@ -602,17 +632,17 @@ static inline bool nta_bins_make_room(struct nta_bins *b,
 				      struct list_head *released)
 {
 	struct nta_bin *bin = &b->slot[units];
-	unsigned int nr = bin->nr, batch;
+	unsigned int nr = nta_bin_nr(bin), batch;
 
 	if (nta_bins_pool_broken(b, pool))
 		return false;
-	if (nr < bin->cap)
+	if (bin->room > 0)
 		return true;
 	if (bin->cap >= nta_bin_cap_max(b, units)) {
 		nta_bin_trim(b, pool, units,
 			     nr - min_t(unsigned int, nr - nr / 2,
 					NTA_FLUSH_BATCH), released);
-		return bin->nr < bin->cap;
+		return bin->room > 0;
 	}
 	if (b->granted + units > b->limit)
 		nta_bins_reclaim_half(b);
@@ -701,12 +731,12 @@ static inline bool nta_bins_trim_some(struct nta_bins *b,
 	}
 	/* A bin above its cap has one: a cap is 0 only in an empty bin. */
 	for_each_set_bit(u, b->held, NTA_NR_LISTS) {
-		nr = b->slot[u].nr;
-		if (nr <= b->slot[u].cap)
+		if (b->slot[u].room >= 0)
 			continue;
 		if (!max)
 			return true;
-		over = nr - b->slot[u].cap;
+		nr = nta_bin_nr(&b->slot[u]);
+		over = -b->slot[u].room;
 		take = min(over, max);
 		nta_bin_trim(b, pool, u, nr - take, released);
 		if (take < over)

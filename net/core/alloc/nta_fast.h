@@ -79,7 +79,7 @@ static __always_inline void *nta_this_bin_pop(unsigned int units)
 		return NULL;
 	}
 	__this_cpu_write(nta_this_bin(units).head, next);
-	__this_cpu_dec(nta_this_bin(units).nr);
+	__this_cpu_inc(nta_this_bin(units).room);
 	blk = nta_block_of(obj);
 	nta_mark_live(blk, nta_unit_of(blk, obj), units);
 	return obj;
@@ -90,14 +90,13 @@ static __always_inline void nta_this_bin_park(void *ptr, unsigned int units)
 {
 	nta_bin_set_next(ptr, units, __this_cpu_read(nta_this_bin(units).head));
 	__this_cpu_write(nta_this_bin(units).head, ptr);
-	__this_cpu_inc(nta_this_bin(units).nr);
+	__this_cpu_dec(nta_this_bin(units).room);
 }
 
 /* nta_bin_has_room() in this CPU's bins. */
 static __always_inline bool nta_this_bin_has_room(unsigned int units)
 {
-	return __this_cpu_read(nta_this_bin(units).nr) <
-	       __this_cpu_read(nta_this_bin(units).cap);
+	return __this_cpu_read(nta_this_bin(units).room) > 0;
 }
 
 /* nta_account() by the holder of this CPU's mark: @alloc, or a free. */

@@ -392,7 +392,7 @@ unsigned int nta_release_blocks(struct list_head *released)
 /* Objects a bin holds at most at the base caps, by length in units. */
 u8 nta_bin_base_cap[NTA_NR_LISTS] __ro_after_init;
 static_assert(NTA_BIN_MAX <= U8_MAX);
-static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= U16_MAX);	/* nta_bins.nr, .cap */
+static_assert((NTA_BIN_MAX << NTA_BIN_SHIFT_MAX) <= S16_MAX);	/* nta_bin.room, .cap */
 unsigned long nta_link_secret __ro_after_init;
 
 static void __init nta_init_bin_caps(void)

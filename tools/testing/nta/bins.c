@@ -320,21 +320,21 @@ static unsigned int bin_check_list(const struct hcpu *c,
 	const void *obj = nb->slot[u].head;
 	unsigned int i;
 
-	for (i = 0; obj && i < nb->slot[u].nr; i++, obj = nta_bin_next(obj, u)) {
+	for (i = 0; obj && i < nta_bin_nr(&nb->slot[u]); i++, obj = nta_bin_next(obj, u)) {
 		void *blk = nta_block_of(obj);
 
 		if (!bsearch(&blk, blocks, nr_blocks, sizeof(*blocks), ptr_cmp)) {
 			t_fail(__FILE__, __LINE__,
 			       "bin %u: object %u of %u, %p, is in no block of the pool",
-			       u, i + 1, nb->slot[u].nr, obj);
+			       u, i + 1, nta_bin_nr(&nb->slot[u]), obj);
 			return 1;
 		}
 		if (bin_check_parked(c, obj, u))
 			return 1;
 	}
-	if (i != nb->slot[u].nr || obj) {
+	if (i != nta_bin_nr(&nb->slot[u]) || obj) {
 		t_fail(__FILE__, __LINE__, "bin %u: %s after %u objects, nr %u",
-		       u, obj ? "no end" : "the end", i, nb->slot[u].nr);
+		       u, obj ? "no end" : "the end", i, nta_bin_nr(&nb->slot[u]));
 		return 1;
 	}
 	return 0;
@@ -361,16 +361,16 @@ unsigned int bins_check(const struct hcpu *c, const struct bins *b)
 	qsort(blocks, i, sizeof(*blocks), ptr_cmp);
 	for (u = 1; u < NTA_NR_LISTS && errors < 5; u++) {
 		if (nb->slot[u].cap > nta_bin_base_cap_of(u) << nb->shift ||
-		    nb->slot[u].nr > nb->slot[u].cap ||
+		    nta_bin_nr(&nb->slot[u]) > nb->slot[u].cap ||
 		    !!nb->slot[u].cap != test_bit(u, nb->held)) {
 			t_fail(__FILE__, __LINE__, "bin %u holds %u, granted a cap of %u (at most %u << %u), %s",
-			       u, nb->slot[u].nr, nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift,
+			       u, nta_bin_nr(&nb->slot[u]), nb->slot[u].cap, nta_bin_base_cap_of(u), nb->shift,
 			       test_bit(u, nb->held) ? "held" : "not held");
 			errors++;
 			continue;
 		}
 		errors += bin_check_list(c, nb, u, blocks, i);
-		units += (unsigned long)nb->slot[u].nr * u;
+		units += (unsigned long)nta_bin_nr(&nb->slot[u]) * u;
 		granted += (unsigned long)nb->slot[u].cap * u;
 	}
 	free(blocks);

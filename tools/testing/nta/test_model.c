@@ -247,12 +247,12 @@ static void model_bins_counts(struct model *m, unsigned int units)
 	const struct bins *b = m->b;
 
 	if (nta_bins_units(&b->bins) == m->binned_units && nta_bins_units(&b->bins) <= b->bins.limit &&
-	    b->bins.slot[units].nr <= b->bins.slot[units].cap)
+	    nta_bin_nr(&b->bins.slot[units]) <= b->bins.slot[units].cap)
 		return;
 	t_fail(__FILE__, __LINE__,
 	       "op %lu: bins hold %u units (shadow %lu, limit %u), bin %u %u objects (cap %u)",
 	       m->op, nta_bins_units(&b->bins), m->binned_units, b->bins.limit,
-	       units, b->bins.slot[units].nr, b->bins.slot[units].cap);
+	       units, nta_bin_nr(&b->bins.slot[units]), b->bins.slot[units].cap);
 	m->errors++;
 }
 
@@ -464,7 +464,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	 * from grants the bin's cap and the bins' limit.
 	 */
 	unsigned int most = nta_bin_base_cap_of(units) << b->bins.shift;
-	unsigned int nr0 = b->bins.slot[units].nr, cap0 = b->bins.slot[units].cap;
+	unsigned int nr0 = nta_bin_nr(&b->bins.slot[units]), cap0 = b->bins.slot[units].cap;
 	unsigned int limit = NTA_BINS_UNITS << b->bins.shift, units0 = nta_bins_units(&b->bins);
 	unsigned int want_nr, want_units, nr[NTA_NR_LISTS], cap[NTA_NR_LISTS], u;
 	unsigned long granted = 0;
@@ -474,7 +474,7 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 	struct shadow *s;
 
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		nr[u] = b->bins.slot[u].nr;
+		nr[u] = nta_bin_nr(&b->bins.slot[u]);
 		cap[u] = b->bins.slot[u].cap;
 		granted += (unsigned long)cap[u] * u;
 	}
@@ -580,12 +580,12 @@ static bool model_free_bins(struct model *m, const struct obj *o,
 						   want_nr > 1 ? top0 : NULL);
 		}
 	}
-	if (parked != want_parked || b->bins.slot[units].nr != want_nr ||
+	if (parked != want_parked || nta_bin_nr(&b->bins.slot[units]) != want_nr ||
 	    nta_bins_units(&b->bins) != want_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: %s free of %u units at shift %u: bin %u -> %u (want %u, cap %u of %u), bins %u -> %u units (want %u, limit %u), %s",
 		       m->op, drained ? "drained" : "owner's", units, b->bins.shift,
-		       nr0, b->bins.slot[units].nr, want_nr, cap0, most, units0, nta_bins_units(&b->bins),
+		       nr0, nta_bin_nr(&b->bins.slot[units]), want_nr, cap0, most, units0, nta_bins_units(&b->bins),
 		       want_units, limit, parked ? "parked" : "merged");
 		m->errors++;
 	}
@@ -694,7 +694,7 @@ static void model_decay(struct model *m)
 	 * tick): a bin keeps a grant of what it holds, within its cap.
 	 */
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		keep[u] = b->bins.slot[u].nr;
+		keep[u] = nta_bin_nr(&b->bins.slot[u]);
 		cap[u] = min(b->bins.slot[u].cap, nta_bin_base_cap_of(u) << want);
 		granted += (unsigned long)cap[u] * u;
 	}
@@ -732,7 +732,7 @@ static void model_decay(struct model *m)
 		return;
 	}
 	for (u = 1; u < NTA_NR_LISTS; u++) {
-		unsigned int nr = b->bins.slot[u].nr, exp = keep[u];
+		unsigned int nr = nta_bin_nr(&b->bins.slot[u]), exp = keep[u];
 		void *top = b->bins.slot[u].head;
 		/* The oldest kept, and the list ends after it. */
 		void *last = nr ? bin_nth(b, u, nr - 1) : NULL;
@@ -768,7 +768,7 @@ static void model_bins_caps(struct model *m)
 	    b->bins.granted <= b->bins.limit && (b->bins.open || !b->bins.granted) &&
 	    nta_bins_units(&b->bins) <= b->bins.limit && nta_bins_units(&b->bins) == m->binned_units) {
 		for (u = 1; u < NTA_NR_LISTS; u++) {
-			if (b->bins.slot[u].nr > b->bins.slot[u].cap ||
+			if (nta_bin_nr(&b->bins.slot[u]) > b->bins.slot[u].cap ||
 			    b->bins.slot[u].cap > nta_bin_base_cap_of(u) << b->bins.shift)
 				break;
 			granted += (unsigned long)b->bins.slot[u].cap * u;
@@ -784,7 +784,7 @@ static void model_bins_caps(struct model *m)
 	       "op %lu: bins at shift %u (max %u), limit %u, granted %u, %u units (shadow %lu), bin %u %u objects (granted %u, cap %u)",
 	       m->op, b->bins.shift, NTA_BIN_SHIFT_MAX, b->bins.limit, b->bins.granted,
 	       nta_bins_units(&b->bins), m->binned_units, u,
-	       u < NTA_NR_LISTS ? b->bins.slot[u].nr : 0,
+	       u < NTA_NR_LISTS ? nta_bin_nr(&b->bins.slot[u]) : 0,
 	       u < NTA_NR_LISTS ? b->bins.slot[u].cap : 0,
 	       u < NTA_NR_LISTS ? nta_bin_base_cap_of(u) << b->bins.shift : 0);
 	m->errors++;
@@ -815,12 +815,12 @@ static void model_flush(struct model *m, bool full, bool reset)
 			m->errors++;
 		}
 	}
-	for (u = 1; u < NTA_NR_LISTS && !m->b->bins.slot[u].nr; u++)
+	for (u = 1; u < NTA_NR_LISTS && !nta_bin_nr(&m->b->bins.slot[u]); u++)
 		;
 	if (u < NTA_NR_LISTS || nta_bins_units(&m->b->bins) || m->binned || m->binned_units) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: after a flush bin %u holds %u, bins %u units, shadow %lu objects of %lu units",
-		       m->op, u, u < NTA_NR_LISTS ? m->b->bins.slot[u].nr : 0, nta_bins_units(&m->b->bins),
+		       m->op, u, u < NTA_NR_LISTS ? nta_bin_nr(&m->b->bins.slot[u]) : 0, nta_bins_units(&m->b->bins),
 		       m->binned, m->binned_units);
 		m->errors++;
 	}
@@ -839,17 +839,17 @@ static void model_flush(struct model *m, bool full, bool reset)
 static void model_halve(struct model *m, unsigned int units)
 {
 	struct bins *b = m->b;
-	unsigned int nr = b->bins.slot[units].nr, keep = nr / 2;
+	unsigned int nr = nta_bin_nr(&b->bins.slot[units]), keep = nr / 2;
 	void *newest = b->bins.slot[units].head;
 	unsigned long merged = b->merged;
 
 	bin_trim(m->c, b, units, keep);
 	m->halvings++;
-	if (b->bins.slot[units].nr != keep || b->merged - merged != nr - keep ||
+	if (nta_bin_nr(&b->bins.slot[units]) != keep || b->merged - merged != nr - keep ||
 	    (keep && b->bins.slot[units].head != newest)) {
 		t_fail(__FILE__, __LINE__,
 		       "op %lu: halving bin %u of %u left %u, merged %lu, newest %s",
-		       m->op, units, nr, b->bins.slot[units].nr, b->merged - merged,
+		       m->op, units, nr, nta_bin_nr(&b->bins.slot[units]), b->merged - merged,
 		       keep && b->bins.slot[units].head != newest ? "lost" : "kept");
 		m->errors++;
 	}
@@ -908,7 +908,7 @@ static unsigned long model_bin_lists(struct model *m)
 		void *obj = b->bins.slot[u].head;
 
 		/* At most nr objects: bins_check() holds the list to nr. */
-		for (i = 0; obj && i < b->bins.slot[u].nr; i++) {
+		for (i = 0; obj && i < nta_bin_nr(&b->bins.slot[u]); i++) {
 			struct shadow *s = sh_find(nta_block_of(obj));
 			unsigned int unit = h_unit(obj);
 			u32 owner = s ? s->owner[unit] : 0;
@@ -1212,13 +1212,13 @@ static void test_bins_flush_batches(void)
 		objs[i] = bins_alloc(c, b, NTA_UNIT);
 	for (i = 0; i < n; i++)
 		EXPECT(bins_free(c, b, objs[i], NTA_UNIT) == NTA_FREE_OK, "free %u", i);
-	EXPECT(b->bins.slot[1].nr == n, "bin holds %u of %u", b->bins.slot[1].nr, n);
+	EXPECT(nta_bin_nr(&b->bins.slot[1]) == n, "bin holds %u of %u", nta_bin_nr(&b->bins.slot[1]), n);
 
 	more = nta_bins_flush_some(&b->bins, &c->pool, NTA_FLUSH_BATCH, &b->released);
 	h_release(c, &b->released);
 	EXPECT(more, "a batch that left objects said none are left");
-	EXPECT(b->bins.slot[1].nr == n - NTA_FLUSH_BATCH, "bin holds %u after one batch",
-	       b->bins.slot[1].nr);
+	EXPECT(nta_bin_nr(&b->bins.slot[1]) == n - NTA_FLUSH_BATCH, "bin holds %u after one batch",
+	       nta_bin_nr(&b->bins.slot[1]));
 	EXPECT(nta_bins_units(&b->bins) == n - NTA_FLUSH_BATCH, "bins hold %u units",
 	       nta_bins_units(&b->bins));
 	/* The bin it left objects in keeps a grant of what it holds. */
@@ -1227,9 +1227,9 @@ static void test_bins_flush_batches(void)
 
 	more = nta_bins_flush_some(&b->bins, &c->pool, NTA_FLUSH_BATCH, &b->released);
 	h_release(c, &b->released);
-	EXPECT(!more && !b->bins.slot[1].nr && !nta_bins_units(&b->bins) &&
+	EXPECT(!more && !nta_bin_nr(&b->bins.slot[1]) && !nta_bins_units(&b->bins) &&
 	       !b->bins.granted, "second batch: more %d, bin holds %u, %u granted",
-	       more, b->bins.slot[1].nr, b->bins.granted);
+	       more, nta_bin_nr(&b->bins.slot[1]), b->bins.granted);
 	EXPECT(h_cpu_destroy(c) == 0, "teardown");
 	free(objs);
 	free(b);

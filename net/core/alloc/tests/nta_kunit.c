@@ -2305,7 +2305,7 @@ static unsigned int nta_tbin_objects(const struct nta_bins *bins)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < NTA_NR_LISTS; i++)
-		n += READ_ONCE(bins->slot[i].nr);
+		n += nta_bin_nr_seen(&bins->slot[i]);
 	return n;
 }
 
@@ -2984,7 +2984,7 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	nta_free(a, size);
 	nta_free(b, size);
 	KUNIT_ASSERT_PTR_EQ(test, c->bins.slot[units].head, b);
-	KUNIT_ASSERT_EQ(test, c->bins.slot[units].nr, 2);
+	KUNIT_ASSERT_EQ(test, nta_bin_nr(&c->bins.slot[units]), 2);
 	/* b's link now decodes to a + 1: encoded, so the check cannot miss. */
 	at = nta_bin_link_at(b, units);
 	*at = nta_bin_link(at, a + 1);
@@ -2996,7 +2996,7 @@ static void nta_bin_link_overwritten(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, p, a);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nta_poison_reports), reports + 1);
 	KUNIT_EXPECT_NULL(test, c->bins.slot[units].head);
-	KUNIT_EXPECT_EQ(test, c->bins.slot[units].nr, 0);
+	KUNIT_EXPECT_EQ(test, nta_bin_nr(&c->bins.slot[units]), 0);
 	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), 0);
 	nta_free(p, size);
 	/* Park the two again, under the mark, to be merged. */
@@ -3224,8 +3224,8 @@ static void nta_bin_caps(struct kunit *test)
 		}
 		for (j = 0; j < n; j++)
 			nta_free(objs[j], sizes[i]);
-		KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.slot[units].nr), cap);
-		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), c->bins.slot[units].nr);
+		KUNIT_EXPECT_LE(test, nta_bin_nr_seen(&c->bins.slot[units]), cap);
+		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), nta_bin_nr(&c->bins.slot[units]));
 		KUNIT_EXPECT_LE(test, nta_bins_units_seen(&c->bins), NTA_BINS_UNITS);
 	}
 	nta_tstats(&s1);
@@ -3265,10 +3265,10 @@ static bool nta_tgrants(struct kunit *test, unsigned int units,
 	ok = has_mark && sum == granted && (granted <= limit || b->over_caps);
 	for (u = 1; u < NTA_NR_LISTS; u++)
 		ok &= b->slot[u].cap <= nta_bin_cap_max(b, u) &&
-		      (b->slot[u].nr <= b->slot[u].cap || b->over_caps) &&
+		      (nta_bin_nr(&b->slot[u]) <= b->slot[u].cap || b->over_caps) &&
 		      !!b->slot[u].cap == test_bit(u, b->held);
 	*cap = b->slot[units].cap;
-	*nr = b->slot[units].nr;
+	*nr = nta_bin_nr(&b->slot[units]);
 	nta_slow_unlock(c, has_mark, flags);
 	if (!ok)
 		kunit_info(test, "grants: %lu summed, %u kept, limit %u\n", sum,
@@ -3410,8 +3410,8 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	/* Four objects of another length, freed here: into their bin. */
 	k = nta_talloc_objs(test, 4, other_size);
 	nta_tfree_on(test, owner, k, 0, 4, false);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.slot[other_units].nr), 4);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(c->bins.slot[units].nr), 0);
+	KUNIT_ASSERT_EQ(test, nta_bin_nr_seen(&c->bins.slot[other_units]), 4);
+	KUNIT_ASSERT_EQ(test, nta_bin_nr_seen(&c->bins.slot[units]), 0);
 
 	/* Two full batches of the first length, freed on the other CPU... */
 	o = nta_talloc_objs(test, n, size);
@@ -3420,10 +3420,10 @@ static void nta_batch_drain_keeps_bins(struct kunit *test)
 	p = nta_alloc(2 * NTA_UNIT, GFP_KERNEL);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, nta_tinbox_empty(owner));
-	nr = c->bins.slot[units].nr;
+	nr = nta_bin_nr(&c->bins.slot[units]);
 	KUNIT_EXPECT_EQ(test, nr, cap);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), cap);
-	nr = c->bins.slot[other_units].nr;
+	nr = nta_bin_nr(&c->bins.slot[other_units]);
 	KUNIT_EXPECT_EQ(test, nr, 4);
 	KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, other_units), 4);
 	nr = nta_bins_units_seen(&c->bins);
@@ -3719,7 +3719,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 		/* The next slow path here drains them into the bins. */
 		nta_tslow_alloc(test, &trig[t++]);
 		want = min(n, cap << shift);
-		nr = READ_ONCE(c->bins.slot[units].nr);
+		nr = nta_bin_nr_seen(&c->bins.slot[units]);
 		KUNIT_EXPECT_EQ(test, nr, want);
 		KUNIT_EXPECT_EQ(test, nta_tbin_walk(c, units), want);
 		KUNIT_EXPECT_LE(test, nta_bins_units_seen(&c->bins),
@@ -3749,7 +3749,7 @@ static void nta_bins_follow_remote_load(struct kunit *test)
 		   jiffies_to_msecs(NTA_BIN_DECAY));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.shift), 0);
 	KUNIT_EXPECT_EQ(test, c->bins.limit, NTA_BINS_UNITS);
-	KUNIT_EXPECT_LE(test, READ_ONCE(c->bins.slot[units].nr), cap);
+	KUNIT_EXPECT_LE(test, nta_bin_nr_seen(&c->bins.slot[units]), cap);
 
 	/* Raised once more, then trimmed: back to the base caps at once. */
 	o = nta_talloc_objs(test, n, size);
@@ -3793,7 +3793,7 @@ static void nta_kick_trims_in_batches(struct kunit *test)
 	}
 	nta_tfree_on(test, other, o, 0, n, true);
 	nta_tslow_alloc(test, &trig[t++]);
-	KUNIT_ASSERT_GT(test, READ_ONCE(c->bins.slot[nta_size_to_units(size)].nr),
+	KUNIT_ASSERT_GT(test, nta_bin_nr_seen(&c->bins.slot[nta_size_to_units(size)]),
 			NTA_FLUSH_BATCH);
 
 	WRITE_ONCE(c->trim, 1);
@@ -3839,7 +3839,7 @@ static void nta_bin_flush_before_grow(struct kunit *test)
 	KUNIT_ASSERT_GT(test, n, 0);
 	/* The last free of a whole block parks it in its bin. */
 	nta_free(objs[--n], NTA_MAX_SIZE);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->bins.slot[NTA_DATA_UNITS].nr), 1);
+	KUNIT_EXPECT_EQ(test, nta_bin_nr_seen(&c->bins.slot[NTA_DATA_UNITS]), 1);
 	nta_tstats(&s0);
 	p = nta_alloc(100, GFP_KERNEL);
 	nta_tstats(&s1);
@@ -3910,13 +3910,13 @@ static void nta_nested_fast_path(struct kunit *test)
 	preempt_disable();
 	WRITE_ONCE(c->busy, 1);		/* as if inside nta_alloc()'s fast path */
 	head = c->bins.slot[units].head;
-	nr = c->bins.slot[units].nr;
+	nr = nta_bin_nr(&c->bins.slot[units]);
 	bin_units = nta_bins_units_seen(&c->bins);
 	irq_work_queue(&n.work);
 	while (!READ_ONCE(n.done))
 		cpu_relax();
 	KUNIT_EXPECT_PTR_EQ(test, c->bins.slot[units].head, head);
-	KUNIT_EXPECT_EQ(test, c->bins.slot[units].nr, nr);
+	KUNIT_EXPECT_EQ(test, nta_bin_nr(&c->bins.slot[units]), nr);
 	KUNIT_EXPECT_EQ(test, nta_bins_units_seen(&c->bins), bin_units);
 	WRITE_ONCE(c->busy, 0);
 	preempt_enable();
