@@ -124,7 +124,7 @@ static inline unsigned int nta_bin_nr_seen(const struct nta_bin *bin)
 /* A new cap: the objects the bin holds stay, its room follows. */
 static inline void nta_bin_set_cap(struct nta_bin *bin, unsigned int cap)
 {
-	bin->room = cap - nta_bin_nr(bin);
+	bin->room = (int)cap - (int)nta_bin_nr(bin);
 	bin->cap = cap;
 }
 
@@ -152,8 +152,8 @@ static inline void nta_bin_set_cap(struct nta_bin *bin, unsigned int cap)
  *	of the slow paths (reclaim, flush, count) visit only those
  * @slot: per object length in units, its bin; first, and struct nta_bins
  *	first in struct nta_cpu, so that the slot of @units units is @units
- *	times 16 bytes into the CPU's per-CPU area: the offset of the bin
- *	link in an object of that length (nta_bin_link_at())
+ *	times sizeof(struct nta_bin) into the CPU's per-CPU area: the offset
+ *	of the bin link in an object of that length (nta_bin_link_at())
  */
 struct nta_bins {
 	struct nta_bin slot[NTA_NR_LISTS] __aligned(16);
@@ -169,7 +169,7 @@ struct nta_bins {
 
 /*
  * Units parked in all the bins, counted, for their owner: the fast paths
- * keep no total (a free compares its bin's count with its cap, nothing
+ * keep no total (a free tests its bin's room under its cap, nothing
  * else), so this walks the slots.  For the slow paths that need the
  * figure; whether the bins may hold anything at all is @granted.
  */
@@ -215,21 +215,25 @@ static inline unsigned int nta_bin_base_cap_of(unsigned int units)
 
 /*
  * A binned object of @units units links it to the next object in its bin
- * through the word a quarter into it, not its first: as SLUB has kept its
- * free pointer inside the object (in its middle) since 5.7, out of reach
- * of a small overflow of the object below and of a write through a stale
- * pointer to the object's start (an skb's headroom, 64 bytes or more in
- * every head of 6 units or more, where the link is 96 bytes in).  A
- * quarter, not the middle: @units times 16 is also the offset of the
- * length's slot in this CPU's struct nta_cpu (nta_fast.h), so the fast
- * paths work out one shift for both.  The link is stored as the core stores free-list links
- * (struct nta_chunk): with CONFIG_SLAB_FREELIST_HARDENED, XORed with a
- * secret and with the byte-swapped address of the word.
+ * through a word inside it, not its first, as SLUB has kept its free
+ * pointer inside the object (in its middle) since 5.7: out of reach of a
+ * write through a stale pointer to the object's start (an skb's
+ * headroom) and of a small overflow of the object below (16 bytes of a
+ * one-unit object, against SLUB's 32).  The word is @units times
+ * sizeof(struct nta_bin) in, a quarter of the object with 64-byte units,
+ * because that is also the offset of the length's slot in this CPU's
+ * area (struct nta_bins), so that the fast paths work out one shift for
+ * both.  The middle was no safer for skb heads: either lands in some
+ * heads' struct skb_shared_info (the link in a 6-unit head lies on
+ * @dataref, as the middle did in a 9-unit head).  The link is stored as
+ * the core stores free-list links (struct nta_chunk): with
+ * CONFIG_SLAB_FREELIST_HARDENED, XORed with a secret and with the
+ * byte-swapped address of the word.
  */
 static __always_inline void **nta_bin_link_at(const void *obj,
 					      unsigned int units)
 {
-	return (void **)(obj + ((unsigned long)units << (NTA_UNIT_SHIFT - 2)));
+	return (void **)(obj + units * sizeof(struct nta_bin));
 }
 
 static __always_inline void *nta_bin_link(const void *at, const void *ptr)

@@ -147,8 +147,7 @@ void nta_pool_add_block(struct nta_pool *pool, void *mem)
 		     sizeof(union nta_meta_pair));
 
 	/* meta[].gen is left as the embedder set it (nta_pools.c: random bytes). */
-	memset(&blk->pending, 0,
-	       sizeof(*blk) - offsetof(struct nta_block, pending));
+	memset_after(blk, 0, meta);
 	nta_clear_cls(blk);
 	blk->pool = pool;
 	bitmap_set(blk->used, 0, NTA_HDR_UNITS);

@@ -104,8 +104,8 @@ union nta_meta_pair {
  * another CPU writes nothing into the object at all: it claims the object
  * in @meta, sets its @pending bit and queues the block, and the owner
  * frees what it finds pending.  The other fields other CPUs write come
- * right after @meta and share their cache line with @pool, which every free reads,
- * and with @link, which changes when the block joins or leaves its pool,
+ * right after @meta and share their cache line with @pool, which every
+ * free reads, and with @link, which changes when the block joins or leaves its pool,
  * not with the bitmaps the owner writes on every operation; a claim
  * writes the object's line of @meta, which only a double free makes the
  * owner touch at the same time.

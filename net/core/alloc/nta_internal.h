@@ -178,15 +178,15 @@ struct nta_fast_stats {
 
 /**
  * struct nta_cpu - one CPU's allocator
+ * @bins: freed objects parked by length, for the fast path (nta_bins.h),
+ *	and the live objects of each length; first, for the offsets of its
+ *	slots (struct nta_bins)
  * @pool: the blocks and free lists
  * @busy: the fast path's exclusion mark, set with preemption off; whoever
  *	holds it owns @fast and @bins
  * @fast: counters of the holder of @busy
  * @home: &@pool, which the owner's free compares a block header's @pool
  *	with, read through the per-CPU offset as the bins are (nta_fast.h)
- * @bins: freed objects parked by length, for the fast path (nta_bins.h),
- *	and the live objects of each length; first, for the offsets of its
- *	slots (struct nta_bins)
  * @lock: serialises @pool (but for @pool.remote) against this CPU's
  *	own contexts (task, softirq, hardirq); the slow paths take it
  * @stats: counters kept with this_cpu_*() operations
@@ -245,6 +245,8 @@ struct nta_cpu {
 };
 
 DECLARE_PER_CPU(struct nta_cpu, nta_cpu);
+/* A slot's offset in the CPU's area is its bin link's (nta_bin_link_at()). */
+static_assert(offsetof(struct nta_cpu, bins.slot) == 0);
 
 DECLARE_STATIC_KEY_FALSE(nta_wipes_key);
 

@@ -73,9 +73,9 @@ enum nta_bad_free bins_free_drained(struct hcpu *c, struct bins *b, void *obj,
 				    unsigned int size);
 /*
  * The bins as nta_bins.h leaves them: shift, limit and caps; each bin a
- * list of exactly @nr objects, linked through their first words, every
- * one in @c's pool and parked there as nta_bin_park() parks it; @units
- * their sum.  Returns how many violations were reported through t_fail().
+ * list of exactly the objects it holds (nta_bin_nr()), linked through
+ * the word nta_bin_link_at() gives in each, every one in @c's pool and
+ * parked there as nta_bin_park() parks it; @units their sum.  Returns how many violations were reported through t_fail().
  */
 unsigned int bins_check(const struct hcpu *c, const struct bins *b);
 /* One binned object: parked in @c's pool, linked to @older (or NULL). */

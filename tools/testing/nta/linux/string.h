@@ -2,6 +2,7 @@
 #ifndef _SHIM_LINUX_STRING_H
 #define _SHIM_LINUX_STRING_H
 #include <string.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 /*
@@ -32,4 +33,9 @@ static inline void *memchr_inv(const void *start, int c, size_t bytes)
 			return (void *)p;
 	return NULL;
 }
+
+/* As the kernel's: clear @obj from the end of @member to its own end. */
+#define memset_after(obj, v, member)					\
+	memset((u8 *)(obj) + offsetofend(typeof(*(obj)), member), (v),	\
+	       sizeof(*(obj)) - offsetofend(typeof(*(obj)), member))
 #endif
