@@ -83,6 +83,7 @@
  * @cap: the most objects the bin may hold now: what it was granted of the
  *	CPU's @limit (nta_bin_grant()), at most its base cap at the bins'
  *	shift (nta_bin_cap_max()); changed with its @room (nta_bin_set_cap())
+ * @room_cap: @room and @cap as one word
  * @live: objects of this length allocated on this CPU and not freed here
  *	yet, kept by whoever owns the bins (nta_account()); not the bins'
  *	own, but the fast path updates it with them.  Unsigned: a CPU that
@@ -94,11 +95,17 @@
  *
  * Sixteen bytes on 64-bit, four to a cache line: an allocation or a free
  * of one length reads and writes one slot, not one line in each of four
- * arrays.
+ * arrays.  A new cap is stored with its room in one word, which other
+ * CPUs read, so that they see the two in step.
  */
 struct nta_bin {
-	s16 room;
-	u16 cap;
+	union {
+		struct {
+			s16 room;
+			u16 cap;
+		};
+		u32 room_cap;
+	};
 	u32 live;
 	void *head;
 };
@@ -110,22 +117,26 @@ static inline unsigned int nta_bin_nr(const struct nta_bin *bin)
 }
 
 /*
- * The same for readers on other CPUs (statistics, the shrinker, tests):
- * the owner may change @cap and @room between the two loads, so this is
- * an estimate, never below 0.
+ * The same for readers on other CPUs (statistics, the shrinker, tests),
+ * from one load of @room_cap: the owner changes @room alone, or both
+ * with one store (nta_bin_set_cap()).
  */
 static inline unsigned int nta_bin_nr_seen(const struct nta_bin *bin)
 {
-	int nr = READ_ONCE(bin->cap) - READ_ONCE(bin->room);
+	struct nta_bin seen = { .room_cap = READ_ONCE(bin->room_cap) };
 
-	return max(nr, 0);
+	return nta_bin_nr(&seen);
 }
 
 /* A new cap: the objects the bin holds stay, its room follows. */
 static inline void nta_bin_set_cap(struct nta_bin *bin, unsigned int cap)
 {
-	bin->room = (int)cap - (int)nta_bin_nr(bin);
-	bin->cap = cap;
+	struct nta_bin new = {
+		.room = (int)cap - (int)nta_bin_nr(bin),
+		.cap = cap,
+	};
+
+	WRITE_ONCE(bin->room_cap, new.room_cap);
 }
 
 /**
