@@ -397,11 +397,12 @@ static __always_inline bool nta_bin_has_room(const struct nta_bins *b,
  */
 static inline bool nta_bin_grant(struct nta_bins *b, unsigned int units)
 {
-	unsigned int add, max = nta_bin_cap_max(b, units);
 	struct nta_bin *bin = &b->slot[units];
+	unsigned int add, max;
 
 	if (bin->room > 0)
 		return true;
+	max = nta_bin_cap_max(b, units);
 	/* Also for 0 units, whose cap at most is 0: no division by 0. */
 	if (bin->room < 0 || bin->cap >= max ||
 	    b->granted + units > b->limit)

@@ -288,6 +288,18 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
 }
 
 /*
+ * A drained object merged with its free neighbours, out of line: the
+ * drain's loop keeps its registers for the common case, the bins.
+ */
+static noinline void nta_batch_merge_one(struct nta_pool *pool,
+					 struct nta_block *blk,
+					 unsigned int unit, unsigned int units,
+					 struct list_head *released)
+{
+	nta_free_units(pool, blk, unit, units, released);
+}
+
+/*
  * The owner frees one object of a batch, unless it is no longer live with
  * the length and generation the freer saw, or another CPU freed it again
  * through its pending bit: then it was freed twice, and handed out again
@@ -296,9 +308,11 @@ static void nta_bins_on_overflow(struct nta_cpu *c)
  * map says whether it is still NTA's, and blocks are freed after a grace
  * period, so the header may be read here (interrupts are off, or the
  * local lock is a spinlock that is an RCU reader on PREEMPT_RT).
+ * @to_bins and @wipe are the drain's, read once for all its objects.
  */
-static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
-				       void *obj, unsigned int units, u8 gen,
+static unsigned int nta_batch_free_one(struct nta_cpu *c, bool to_bins,
+				       bool wipe, void *obj,
+				       unsigned int units, u8 gen,
 				       bool *reclaimed,
 				       struct list_head *released)
 {
@@ -325,9 +339,9 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 	 * at the next flush.  A nested drain leaves the bins alone.
 	 */
 	/* Wiped only now that the owner has checked it. */
-	if (pool->init_on_free)
+	if (unlikely(wipe))
 		memset(obj, 0, units * NTA_UNIT);
-	if (has_mark && nta_enabled()) {
+	if (likely(to_bins)) {
 		/* Within its grant, or a grant from what is left. */
 		if (nta_bin_grant_once(&c->bins, units, reclaimed)) {
 			nta_bin_push(c, obj, units);
@@ -336,7 +350,7 @@ static unsigned int nta_batch_free_one(struct nta_cpu *c, bool has_mark,
 		/* Merged only because the bins are full: the caps will grow. */
 		c->bins.overflows++;
 	}
-	nta_free_units(pool, blk, unit, units, released);
+	nta_batch_merge_one(pool, blk, unit, units, released);
 	return 1;
 }
 
@@ -350,6 +364,9 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 			     struct list_head *released)
 {
 	unsigned int n = 0, batches = 0, i, overflows = c->bins.overflows;
+	/* A nested drain, or NTA switched off, leaves the bins alone. */
+	bool to_bins = has_mark && nta_enabled();
+	bool wipe = c->pool.init_on_free;
 	struct llist_node *pos, *next;
 	bool reclaimed = false;
 	struct nta_batch *b;
@@ -368,7 +385,7 @@ unsigned int nta_batch_drain(struct nta_cpu *c, bool has_mark,
 		next = pos->next;
 		b = llist_entry(pos, struct nta_batch, node);
 		for (i = 0; i < b->nr; i++)
-			n += nta_batch_free_one(c, has_mark, b->obj[i],
+			n += nta_batch_free_one(c, to_bins, wipe, b->obj[i],
 						b->units[i], b->gen[i],
 						&reclaimed, released);
 		llist_add(&b->node, &per_cpu(nta_cpu, b->home).batch_returned);
